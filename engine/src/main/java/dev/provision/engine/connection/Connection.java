@@ -1,0 +1,32 @@
+package dev.provision.engine.connection;
+
+import dev.provision.modules.spi.Command;
+import java.util.Optional;
+
+/**
+ * An open, authenticated session with one host, kept for the whole run.
+ *
+ * <p>Thread safety: implementations must allow concurrent calls (the SSH one opens one channel per
+ * call). Closing twice is harmless; calls after close throw {@link ConnectionException}.
+ */
+public interface Connection extends AutoCloseable {
+
+    /** The inventory name of the host. */
+    String hostName();
+
+    /** Runs a command line with {@code /bin/sh -c} semantics and waits for it to end. */
+    ExecResult exec(ExecRequest request) throws ConnectionException;
+
+    /**
+     * Writes a whole file atomically: a temporary file in the same directory, attributes set, then
+     * renamed over {@code path}. The parent directory must exist. Readers see the old or the new
+     * content, never a part.
+     */
+    void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException;
+
+    /** Reads a whole file; empty when it does not exist. */
+    Optional<byte[]> read(String path) throws ConnectionException;
+
+    @Override
+    void close();
+}

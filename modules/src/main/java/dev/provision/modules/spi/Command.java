@@ -1,0 +1,105 @@
+package dev.provision.modules.spi;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Plain-data instructions the engine carries out on a host. Modules build them; only the engine runs
+ * them. Paths are absolute; argument vectors are never passed through a shell unless the command is
+ * a {@link Shell} the user wrote.
+ */
+public sealed interface Command {
+
+    /** Runs a program. A non-zero exit fails the task unless {@code failed_when} says otherwise. */
+    record Exec(List<String> argv, byte[] stdin) implements Command {
+        public Exec {
+            argv = List.copyOf(argv);
+            if (argv.isEmpty()) {
+                throw new IllegalArgumentException("argv cannot be empty");
+            }
+            stdin = stdin == null ? new byte[0] : stdin.clone();
+        }
+
+        public static Exec of(String... argv) {
+            return new Exec(List.of(argv), new byte[0]);
+        }
+
+        @Override
+        public byte[] stdin() {
+            return stdin.clone();
+        }
+    }
+
+    /** Runs a user-written shell script with {@code /bin/sh -c} (the {@code shell} module only). */
+    record Shell(String script) implements Command {
+        public Shell {
+            requireNonNull(script, "script cannot be null");
+        }
+    }
+
+    /** Writes a whole file atomically: temp file beside the target, attributes set, rename. */
+    record PutFile(String path, byte[] content, Attributes attributes) implements Command {
+        public PutFile {
+            requireNonNull(path, "path cannot be null");
+            content = content.clone();
+            requireNonNull(attributes, "attributes cannot be null");
+        }
+
+        @Override
+        public byte[] content() {
+            return content.clone();
+        }
+    }
+
+    /** Creates a directory and its missing parents ({@code mkdir -p}), then sets attributes. */
+    record MakeDirectory(String path, Attributes attributes) implements Command {
+        public MakeDirectory {
+            requireNonNull(path, "path cannot be null");
+            requireNonNull(attributes, "attributes cannot be null");
+        }
+    }
+
+    /** Removes a path; directories recursively. */
+    record Remove(String path) implements Command {
+        public Remove {
+            requireNonNull(path, "path cannot be null");
+        }
+    }
+
+    /** Sets mode, owner and group of an existing path. */
+    record SetAttributes(String path, Attributes attributes) implements Command {
+        public SetAttributes {
+            requireNonNull(path, "path cannot be null");
+            requireNonNull(attributes, "attributes cannot be null");
+        }
+    }
+
+    /** Creates (or replaces) a symbolic link at {@code path} pointing to {@code target}. */
+    record Symlink(String path, String target) implements Command {
+        public Symlink {
+            requireNonNull(path, "path cannot be null");
+            requireNonNull(target, "target cannot be null");
+        }
+    }
+
+    /**
+     * Ownership and permissions; each part optional.
+     *
+     * @param mode octal permission bits such as {@code 0644}
+     */
+    record Attributes(Optional<String> mode, Optional<String> owner, Optional<String> group) {
+        public static final Attributes NONE = new Attributes(Optional.empty(), Optional.empty(), Optional.empty());
+
+        public Attributes {
+            requireNonNull(mode, "mode cannot be null");
+            requireNonNull(owner, "owner cannot be null");
+            requireNonNull(group, "group cannot be null");
+        }
+
+        public boolean isEmpty() {
+            return mode.isEmpty() && owner.isEmpty() && group.isEmpty();
+        }
+    }
+}

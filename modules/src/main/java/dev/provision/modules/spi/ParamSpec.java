@@ -1,0 +1,145 @@
+package dev.provision.modules.spi;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The parameters a module accepts: names, types, defaults, choices, aliases, and which one takes
+ * Ansible's free-form string ({@code command: ls -l}). Immutable; build with {@link #builder()}.
+ */
+public final class ParamSpec {
+
+    /** The YAML shapes a parameter value may take. Strings coerce to the others as Ansible does. */
+    public enum Type { STRING, BOOL, INT, LIST, MAP, ANY }
+
+    /** One parameter. {@code defaultValue} is empty when there is none. */
+    public record Param(String name, Type type, boolean required, Optional<Object> defaultValue,
+                        List<String> choices, List<String> aliases, boolean secret) {
+        public Param {
+            requireNonNull(name, "name cannot be null");
+            requireNonNull(type, "type cannot be null");
+            requireNonNull(defaultValue, "defaultValue cannot be null");
+            choices = List.copyOf(choices);
+            aliases = List.copyOf(aliases);
+        }
+    }
+
+    private final Map<String, Param> params;
+    private final Optional<String> freeForm;
+    private final List<Set<String>> mutuallyExclusive;
+    private final List<Set<String>> requiredOneOf;
+
+    private ParamSpec(Builder b) {
+        this.params = Map.copyOf(b.params);
+        this.freeForm = Optional.ofNullable(b.freeForm);
+        this.mutuallyExclusive = List.copyOf(b.mutuallyExclusive);
+        this.requiredOneOf = List.copyOf(b.requiredOneOf);
+    }
+
+    public Map<String, Param> params() {
+        return params;
+    }
+
+    /** The parameter that receives a free-form string, if this module takes one. */
+    public Optional<String> freeForm() {
+        return freeForm;
+    }
+
+    public List<Set<String>> mutuallyExclusive() {
+        return mutuallyExclusive;
+    }
+
+    public List<Set<String>> requiredOneOf() {
+        return requiredOneOf;
+    }
+
+    /** Finds a parameter by name or alias. */
+    public Optional<Param> lookup(String nameOrAlias) {
+        Param direct = params.get(nameOrAlias);
+        if (direct != null) {
+            return Optional.of(direct);
+        }
+        return params.values().stream().filter(p -> p.aliases().contains(nameOrAlias)).findFirst();
+    }
+
+    /**
+     * Validates raw YAML-shaped arguments (strings, numbers, booleans, lists, maps).
+     *
+     * @throws ParamException naming the offending parameter (as the user wrote it)
+     */
+    public Params validate(Map<String, Object> raw) throws ParamException {
+        return ParamValidator.validate(this, raw);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Collects parameters in declaration order. */
+    public static final class Builder {
+        private final Map<String, Param> params = new LinkedHashMap<>();
+        private String freeForm;
+        private final List<Set<String>> mutuallyExclusive = new ArrayList<>();
+        private final List<Set<String>> requiredOneOf = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        public Builder add(Param p) {
+            if (params.putIfAbsent(p.name(), p) != null) {
+                throw new IllegalArgumentException("duplicate parameter " + p.name());
+            }
+            return this;
+        }
+
+        public Builder required(String name, Type type, String... aliases) {
+            return add(new Param(name, type, true, Optional.empty(), List.of(), List.of(aliases), false));
+        }
+
+        public Builder optional(String name, Type type, String... aliases) {
+            return add(new Param(name, type, false, Optional.empty(), List.of(), List.of(aliases), false));
+        }
+
+        public Builder withDefault(String name, Type type, Object defaultValue, String... aliases) {
+            return add(new Param(name, type, false, Optional.of(defaultValue), List.of(), List.of(aliases), false));
+        }
+
+        /** A string parameter limited to {@code choices}; the first choice is the default unless required. */
+        public Builder choice(String name, String defaultValue, String... choices) {
+            return add(new Param(name, Type.STRING, false, Optional.ofNullable(defaultValue), List.of(choices), List.of(), false));
+        }
+
+        /** A parameter whose value is never shown (passwords, private keys). */
+        public Builder secret(String name, Type type, boolean required) {
+            return add(new Param(name, type, required, Optional.empty(), List.of(), List.of(), true));
+        }
+
+        public Builder freeForm(String name) {
+            this.freeForm = name;
+            return this;
+        }
+
+        public Builder mutuallyExclusive(String... names) {
+            mutuallyExclusive.add(Set.of(names));
+            return this;
+        }
+
+        public Builder requiredOneOf(String... names) {
+            requiredOneOf.add(Set.of(names));
+            return this;
+        }
+
+        public ParamSpec build() {
+            if (freeForm != null && !params.containsKey(freeForm)) {
+                throw new IllegalArgumentException("free-form parameter " + freeForm + " is not declared");
+            }
+            return new ParamSpec(this);
+        }
+    }
+}

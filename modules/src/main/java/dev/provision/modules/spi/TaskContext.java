@@ -1,0 +1,30 @@
+package dev.provision.modules.spi;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * What a module may consult while planning. Read-only; never {@code null} members.
+ */
+public interface TaskContext {
+
+    /** The target host, read-only. */
+    HostView host();
+
+    /** Renders controller-side templates with this host's variables (template roots only). */
+    Templates templates();
+
+    /**
+     * Resolves a controller-side file named by a task ({@code copy src:}) through the search path
+     * (the role's or playbook's {@code files/}, then the playbook directory).
+     *
+     * @throws ModuleException when no such file exists; the message names the places searched
+     */
+    Path controllerFile(String name) throws ModuleException;
+
+    /** Evaluates bare expressions ({@code assert that:}) with this host's variables. */
+    Expressions expressions();
+
+    /** This host's variables as the task sees them (facts under {@code facts}), read-only. */
+    Map<String, Object> variables();
+}

@@ -2,6 +2,7 @@ package dev.provision.engine.connection;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.provision.modules.text.ShellWords;
 import java.time.Duration;
 import java.util.List;
 
@@ -23,7 +24,7 @@ public record ExecRequest(String commandLine, byte[] stdin, Duration timeout) {
     }
 
     public static ExecRequest argv(List<String> argv) {
-        return shell(ShellQuote.join(argv));
+        return shell(ShellWords.join(argv));
     }
 
     public static ExecRequest argv(String... argv) {

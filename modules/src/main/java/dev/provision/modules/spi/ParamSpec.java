@@ -34,8 +34,10 @@ public final class ParamSpec {
     private final Optional<String> freeForm;
     private final List<Set<String>> mutuallyExclusive;
     private final List<Set<String>> requiredOneOf;
+    private final boolean anyKeys;
 
     private ParamSpec(Builder b) {
+        this.anyKeys = b.anyKeys;
         this.params = Map.copyOf(b.params);
         this.freeForm = Optional.ofNullable(b.freeForm);
         this.mutuallyExclusive = List.copyOf(b.mutuallyExclusive);
@@ -57,6 +59,11 @@ public final class ParamSpec {
 
     public List<Set<String>> requiredOneOf() {
         return requiredOneOf;
+    }
+
+    /** Whether undeclared keys are accepted as they are ({@code set_fact}). */
+    public boolean acceptsAnyKeys() {
+        return anyKeys;
     }
 
     /** Finds a parameter by name or alias. */
@@ -87,6 +94,7 @@ public final class ParamSpec {
         private String freeForm;
         private final List<Set<String>> mutuallyExclusive = new ArrayList<>();
         private final List<Set<String>> requiredOneOf = new ArrayList<>();
+        private boolean anyKeys;
 
         private Builder() {
         }
@@ -122,6 +130,12 @@ public final class ParamSpec {
 
         public Builder freeForm(String name) {
             this.freeForm = name;
+            return this;
+        }
+
+        /** Accept undeclared keys with any value ({@code set_fact: {name: value}}). */
+        public Builder anyKeys() {
+            this.anyKeys = true;
             return this;
         }
 

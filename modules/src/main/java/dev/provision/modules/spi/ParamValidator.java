@@ -19,7 +19,13 @@ final class ParamValidator {
         Map<String, String> writtenAs = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : raw.entrySet()) {
             String key = e.getKey();
-            ParamSpec.Param p = spec.lookup(key).orElseThrow(() -> new ParamException(key, unknown(spec, key)));
+            Optional<ParamSpec.Param> declared = spec.lookup(key);
+            if (declared.isEmpty() && spec.acceptsAnyKeys()) {
+                out.put(key, e.getValue());
+                writtenAs.put(key, key);
+                continue;
+            }
+            ParamSpec.Param p = declared.orElseThrow(() -> new ParamException(key, unknown(spec, key)));
             String previous = writtenAs.putIfAbsent(p.name(), key);
             if (previous != null) {
                 throw new ParamException(key, "parameter '" + key + "' repeats '" + previous + "' (an alias of the same parameter)");

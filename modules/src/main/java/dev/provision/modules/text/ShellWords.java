@@ -1,13 +1,13 @@
-package dev.provision.engine.connection;
+package dev.provision.modules.text;
 
 import java.util.List;
 import java.util.regex.Pattern;
 
-/** POSIX shell quoting: the one place where words become a command line. */
-public final class ShellQuote {
+/** POSIX shell words: the one place where words become a command line (and back). */
+public final class ShellWords {
     private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
 
-    private ShellQuote() {
+    private ShellWords() {
     }
 
     /** Quotes one word so that {@code sh} reads it back unchanged. */

@@ -4,6 +4,7 @@ import freemarker.ext.beans.BeansWrapper;
 import freemarker.template.Configuration;
 import freemarker.template.DefaultObjectWrapper;
 import freemarker.template.DefaultObjectWrapperBuilder;
+import freemarker.template.TemplateDateModel;
 import freemarker.template.TemplateHashModel;
 import freemarker.template.TemplateModel;
 import freemarker.template.TemplateModelException;
@@ -30,6 +31,8 @@ final class DataOnlyObjectWrapper extends DefaultObjectWrapper {
         builder.setIterableSupport(true);
         builder.setDOMNodeSupport(false);
         builder.setJythonSupport(false);
+        // YAML timestamps arrive as java.util.Date, which does not say whether it is a date or a time.
+        builder.setDefaultDateType(TemplateDateModel.DATETIME);
         return builder;
     }
 

@@ -64,6 +64,14 @@ class TemplateEngineInterpolateTest {
     }
 
     @Test
+    void datesRenderAsIsoInUtc() throws Exception {
+        java.util.Date stamp = java.util.Date.from(java.time.Instant.parse("2024-01-02T03:04:05Z"));
+
+        assertEquals("at 2024-01-02T03:04:05Z", engine.interpolate("at ${stamp}", Map.of("stamp", stamp), WHERE));
+        assertSame(stamp, engine.interpolate("${stamp}", Map.of("stamp", stamp), WHERE));
+    }
+
+    @Test
     void stringWithBracesInsideLiteralsIsStillOneExpression() throws Exception {
         assertEquals("}{", engine.interpolate("${\"}\" + \"{\"}", VARS, WHERE));
     }

@@ -19,7 +19,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 final class InventoryBuilder {
     static final String ALL = "all";
     static final String UNGROUPED = "ungrouped";
-    private static final Set<String> GROUP_KEYS = Set.of("hosts", "vars", "children");
+    private static final List<String> GROUP_KEYS = List.of("hosts", "vars", "children");
     private static final Pattern HOST_WITH_PORT = Pattern.compile("([^:\\[\\]\\s]+):(\\d{1,5})");
 
     /** A group as written, possibly in several places. */

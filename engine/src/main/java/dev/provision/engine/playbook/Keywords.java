@@ -15,7 +15,7 @@ import java.util.Set;
  */
 final class Keywords {
     /** Keywords any block, include, role entry or task may carry. */
-    static final Set<String> NAMES = Set.of("when", "tags", "vars", "become", "become_user",
+    static final List<String> NAMES = List.of("when", "tags", "vars", "become", "become_user",
             "ignore_errors", "no_log", "run_once", "delegate_to");
 
     final List<Expression> when = new ArrayList<>();

@@ -27,11 +27,12 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * resolving includes and pushing block and include keywords down onto the tasks.
  */
 final class TaskParser {
-    private static final Set<String> TASK_KEYWORDS = Set.of("name", "args", "loop", "with_items", "loop_control",
-            "register", "notify", "changed_when", "failed_when", "until", "retries", "delay", "listen");
-    private static final Set<String> BLOCK_KEYWORDS = Set.of("name", "block", "rescue", "always");
+    // lists, most used first: a misspelling equally close to two keywords suggests the more likely one
+    private static final List<String> TASK_KEYWORDS = List.of("name", "register", "notify", "loop", "args",
+            "loop_control", "with_items", "changed_when", "failed_when", "until", "retries", "delay", "listen");
+    private static final List<String> BLOCK_KEYWORDS = List.of("name", "block", "rescue", "always");
     private static final Set<String> INCLUDE_KEYWORDS = Set.of("import_tasks", "include_tasks");
-    private static final Set<String> LOOP_CONTROL_KEYS = Set.of("loop_var", "label");
+    private static final List<String> LOOP_CONTROL_KEYS = List.of("loop_var", "label");
     private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final int DEFAULT_UNTIL_RETRIES = 3;
     private static final int DEFAULT_DELAY_SECONDS = 5;
@@ -84,7 +85,7 @@ final class TaskParser {
         this.catalog = requireNonNull(catalog, "catalog cannot be null");
     }
 
-    /** A list of tasks under {@code section} ({@code tasks}, {@code block}, ...); empty value = none. */
+    /** A list of tasks under {@code section} ({@code tasks}, {@code block}, ...); null or empty = none. */
     List<TaskNode> tasks(Source src, Node node, Keywords inherited, String section) throws InvalidInputException {
         List<TaskNode> out = new ArrayList<>();
         readList(src, node, inherited, section, false, out);
@@ -105,8 +106,8 @@ final class TaskParser {
     private void readList(Source src, Node node, Keywords inherited, String section, boolean handler,
                           List<TaskNode> out) throws InvalidInputException {
         YamlDocument doc = src.doc();
-        if (YamlDocument.isNull(node)) {
-            return;
+        if (node == null || YamlDocument.isNull(node)) {
+            return; // the section is absent or empty
         }
         if (!(node instanceof SequenceNode seq)) {
             throw doc.error(node, "'" + section + "' must be a list of tasks (each starting with '- '), not "
@@ -149,7 +150,7 @@ final class TaskParser {
                 case "always" -> always = e.value();
                 default -> {
                     if (!common(doc, e, own)) {
-                        throw unknownKeyword(doc, e, union(BLOCK_KEYWORDS, Keywords.NAMES), "a block");
+                        throw unknownKeyword(doc, e, concat(BLOCK_KEYWORDS, Keywords.NAMES), "a block");
                     }
                 }
             }
@@ -183,7 +184,7 @@ final class TaskParser {
                 throw doc.error(e.keyNode(), "dynamic includes are not supported; '" + key + "' on an include "
                         + "would run it once per item: put the loop on the tasks inside the file instead");
             } else if (!common(doc, e, own)) {
-                throw unknownKeyword(doc, e, union(Set.of("name"), Keywords.NAMES), "'" + keyword + "'");
+                throw unknownKeyword(doc, e, concat(List.of("name"), Keywords.NAMES), "'" + keyword + "'");
             }
         }
         requireNonNull(fileNode, "an include entry was expected");
@@ -392,7 +393,7 @@ final class TaskParser {
                     known.add(p.name());
                     known.addAll(p.aliases());
                 });
-                String hint = Suggestions.closest(e.key(), known).map(s -> " (did you mean '" + s + "'?)")
+                String hint = Suggestions.closest(e.key(), List.copyOf(known)).map(s -> " (did you mean '" + s + "'?)")
                         .orElse("; it takes " + paramList(spec));
                 throw doc.error(e.keyNode(), "unknown parameter '" + e.key() + "' for module '" + module + "'" + hint);
             }
@@ -483,29 +484,36 @@ final class TaskParser {
         if (key.startsWith("with_")) {
             return doc.error(e.keyNode(), "'" + key + "' is not supported; use 'loop:' instead");
         }
-        Set<String> candidates = new TreeSet<>(catalog.names());
-        candidates.addAll(TASK_KEYWORDS);
+        List<String> candidates = new ArrayList<>(TASK_KEYWORDS);
         candidates.addAll(Keywords.NAMES);
+        candidates.addAll(new TreeSet<>(catalog.names()));
         return doc.error(e.keyNode(), "unknown module or keyword '" + key + "'"
                 + Suggestions.closest(canonical(key), candidates).map(s -> " (did you mean '" + s + "'?)")
                 .orElse("; check its spelling"));
     }
 
-    static InvalidInputException unknownKeyword(YamlDocument doc, YamlDocument.Entry e, Set<String> allowed, String where) {
+    /**
+     * An unknown keyword, with a suggestion when one is close, else the list of what is allowed.
+     *
+     * @param allowed most used first: on a tie in edit distance the first candidate is suggested
+     */
+    static InvalidInputException unknownKeyword(YamlDocument doc, YamlDocument.Entry e, List<String> allowed, String where) {
         String key = e.key();
         if (NOT_SUPPORTED.containsKey(key)) {
             return doc.error(e.keyNode(), "'" + key + "' is not supported yet; " + NOT_SUPPORTED.get(key));
         }
-        return doc.error(e.keyNode(), "unknown keyword '" + key + "' in " + where + suggestion(key, allowed)
-                + "; it takes " + String.join(", ", new TreeSet<>(allowed)));
+        String hint = suggestion(key, allowed);
+        return doc.error(e.keyNode(), "unknown keyword '" + key + "' in " + where
+                + (hint.isEmpty() ? "; it takes " + String.join(", ", new TreeSet<>(allowed)) : hint));
     }
 
-    static String suggestion(String typed, Set<String> candidates) {
+    /** {@code " (did you mean 'x'?)"} or nothing; candidates in a fixed order so that ties are stable. */
+    static String suggestion(String typed, List<String> candidates) {
         return Suggestions.closest(typed, candidates).map(s -> " (did you mean '" + s + "'?)").orElse("");
     }
 
-    static Set<String> union(Set<String> a, Set<String> b) {
-        Set<String> all = new TreeSet<>(a);
+    static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
         all.addAll(b);
         return all;
     }

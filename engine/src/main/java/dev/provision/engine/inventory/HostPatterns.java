@@ -82,13 +82,18 @@ final class HostPatterns {
             }
             return names;
         }
+        // a regular expression matches from the start (Ansible's re.match); a wildcard the whole name
+        Pattern compiled = regex;
+        boolean anchoredAtStartOnly = term.startsWith("~");
+        java.util.function.Predicate<String> matches = name -> anchoredAtStartOnly
+                ? compiled.matcher(name).lookingAt() : compiled.matcher(name).matches();
         for (var group : inventory.groups().entrySet()) {
-            if (regex.matcher(group.getKey()).lookingAt() && (term.startsWith("~") || regex.matcher(group.getKey()).matches())) {
+            if (matches.test(group.getKey())) {
                 names.addAll(group.getValue());
             }
         }
         for (Host host : inventory.hosts()) {
-            if (term.startsWith("~") ? regex.matcher(host.name()).lookingAt() : regex.matcher(host.name()).matches()) {
+            if (matches.test(host.name())) {
                 names.add(host.name());
             }
         }

@@ -35,8 +35,8 @@ final class Keywords {
 
     /**
      * What a child of {@code this} sees when it sets {@code own}: conditions of the parent first, tags
-     * united, vars merged with the child's winning, and every other keyword the child's when set,
-     * else the parent's.
+     * united, vars merged with the child's winning, and every other keyword the child's value when it
+     * sets one, else the parent's.
      */
     Keywords inherit(Keywords own) {
         Keywords result = new Keywords();

@@ -177,6 +177,8 @@ public final class PlaybookLoader {
         Path directory = doc.file().toAbsolutePath().normalize().getParent();
         TaskParser.Source source = new TaskParser.Source(doc, directory, Optional.empty(),
                 List.of(TaskParser.parentOf(doc.file())), List.of(doc.file().toAbsolutePath().normalize()));
+        // read in run order so that the first error reported is the first one met
+        List<TaskNode> pre = tasks.tasks(source, preTasks, playLevel, "pre_tasks");
         List<TaskNode> allTasks = new ArrayList<>();
         List<Task> allHandlers = new ArrayList<>();
         if (roles != null) {
@@ -185,7 +187,7 @@ public final class PlaybookLoader {
         allTasks.addAll(tasks.tasks(source, mainTasks, playLevel, "tasks"));
         allHandlers.addAll(tasks.handlers(source, handlers, playLevel));
         return new Play(name, hosts, vars, varsFiles, gatherFacts, serial, maxFail, anyErrorsFatal, become, becomeUser,
-                tags, tasks.tasks(source, preTasks, playLevel, "pre_tasks"), allTasks,
+                tags, pre, allTasks,
                 tasks.tasks(source, postTasks, playLevel, "post_tasks"), allHandlers, doc.position(mapping));
     }
 

@@ -1,0 +1,259 @@
+package dev.provision.engine.inventory;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.engine.playbook.YamlDocument;
+import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.source.SourcePosition;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The hosts and groups a run may target, loaded from Ansible-compatible YAML inventories, with every
+ * host's variables already merged.
+ *
+ * <h2>Sources</h2>
+ * Each source given to {@link #load} is one of: a YAML inventory file; a directory (every
+ * {@code *.yml}/{@code *.yaml} file directly in it is an inventory file, in name order); or a comma list
+ * of host names ({@code node1,node2} or {@code node1,}; {@code host:port} sets {@code ansible_port}),
+ * recognised as a string that holds a comma and is not an existing path. No source at all means an
+ * inventory of just {@code localhost}.
+ *
+ * <h2>Variable precedence ({@link Host#vars()}), lowest first</h2>
+ * <ol>
+ *   <li>group {@code all};</li>
+ *   <li>every other group of the host, parents before children: ordered by depth (a group's depth is
+ *       one more than its deepest parent's; top-level groups and {@code ungrouped} have depth 1), groups
+ *       of equal depth by name;</li>
+ *   <li>the host's own vars.</li>
+ * </ol>
+ * Within each of those, {@code vars} written in the inventory files come first, then
+ * {@code group_vars/}/{@code host_vars/} beside the inventory sources (in source order), then
+ * {@code group_vars/}/{@code host_vars/} beside the playbook, which win. Merging replaces whole
+ * top-level values (no deep merge of mappings). Then the loader adds {@code inventory_hostname},
+ * {@code inventory_hostname_short}, {@code group_names} (sorted, without {@code all}) and, for a host
+ * named {@code localhost} that sets no {@code ansible_connection}, {@code ansible_connection: local}.
+ *
+ * <h2>Implicit localhost</h2>
+ * As in Ansible, when {@code localhost} is not in the inventory it can still be named (in a pattern,
+ * in {@code delegate_to}): {@link #host} and {@link #select} then give a host with the {@code all}
+ * vars, its {@code host_vars/localhost} and {@code ansible_connection: local}, member of no group
+ * (so {@code all} does not include it).
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Inventory {
+    private static final String LOCALHOST = "localhost";
+
+    private final List<Host> hosts;
+    private final Map<String, Host> byName;
+    private final Map<String, List<String>> groups;
+    private final Optional<Host> implicitLocalhost;
+
+    private Inventory(List<Host> hosts, Map<String, List<String>> groups, Optional<Host> implicitLocalhost) {
+        this.hosts = List.copyOf(hosts);
+        Map<String, Host> index = new LinkedHashMap<>();
+        hosts.forEach(h -> index.put(h.name(), h));
+        this.byName = java.util.Collections.unmodifiableMap(index);
+        Map<String, List<String>> copy = new LinkedHashMap<>();
+        groups.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+        this.groups = java.util.Collections.unmodifiableMap(copy);
+        this.implicitLocalhost = implicitLocalhost;
+    }
+
+    /**
+     * Loads and merges the given sources.
+     *
+     * @param sources inventory files, directories or comma lists, as the user gave them
+     * @param playbookDirectory where the playbook lives: its {@code group_vars/} and {@code host_vars/}
+     *     apply too (and win)
+     * @throws InvalidInputException a malformed file (at its file:line:column), a missing source, a bad
+     *     host range, a name used for both a host and a group, a group that contains itself
+     */
+    public static Inventory load(List<String> sources, Path playbookDirectory) throws InvalidInputException {
+        requireNonNull(sources, "sources cannot be null");
+        requireNonNull(playbookDirectory, "playbookDirectory cannot be null");
+        InventoryBuilder builder = new InventoryBuilder();
+        Set<Path> varsDirs = new LinkedHashSet<>();
+        if (sources.isEmpty()) {
+            builder.addCommaList(LOCALHOST);
+        }
+        for (String source : sources) {
+            Path path = Path.of(source);
+            if (Files.isDirectory(path)) {
+                for (Path file : inventoryFiles(path)) {
+                    builder.addFile(YamlDocument.read(file, "inventory"));
+                }
+                varsDirs.add(path);
+            } else if (Files.isRegularFile(path)) {
+                builder.addFile(YamlDocument.read(path, "inventory"));
+                Path parent = path.getParent();
+                varsDirs.add(parent == null ? Path.of("") : parent);
+            } else if (source.contains(",")) {
+                builder.addCommaList(source);
+            } else {
+                throw new InvalidInputException(SourcePosition.UNKNOWN, "inventory '" + source
+                        + "' not found; give a YAML file, a directory or a comma list of hosts ('node1,node2')");
+            }
+        }
+        builder.validate();
+        VarsLayers inventoryLayer = VarsLayers.read(varsDirs);
+        VarsLayers playbookLayer = VarsLayers.read(List.of(playbookDirectory));
+        return build(builder, List.of(inventoryLayer, playbookLayer));
+    }
+
+    private static List<Path> inventoryFiles(Path dir) throws InvalidInputException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.filter(Files::isRegularFile)
+                    .filter(p -> p.getFileName().toString().endsWith(".yml") || p.getFileName().toString().endsWith(".yaml"))
+                    .sorted().toList();
+        } catch (IOException e) {
+            throw new InvalidInputException(new SourcePosition(dir.toString(), 0, 0),
+                    "cannot list inventory directory: " + e.getMessage());
+        }
+    }
+
+    /** {@code group_vars/} and {@code host_vars/} of one layer (several directories, later wins). */
+    private record VarsLayers(Map<String, Map<String, Object>> groupVars, Map<String, Map<String, Object>> hostVars) {
+        static VarsLayers read(Iterable<Path> dirs) throws InvalidInputException {
+            Map<String, Map<String, Object>> groupVars = new HashMap<>();
+            Map<String, Map<String, Object>> hostVars = new HashMap<>();
+            for (Path dir : dirs) {
+                VarsDirectory.read(dir.resolve("group_vars"))
+                        .forEach((k, v) -> groupVars.computeIfAbsent(k, x -> new LinkedHashMap<>()).putAll(v));
+                VarsDirectory.read(dir.resolve("host_vars"))
+                        .forEach((k, v) -> hostVars.computeIfAbsent(k, x -> new LinkedHashMap<>()).putAll(v));
+            }
+            return new VarsLayers(groupVars, hostVars);
+        }
+    }
+
+    private static Inventory build(InventoryBuilder builder, List<VarsLayers> layers) {
+        Map<String, InventoryBuilder.GroupDraft> groups = builder.groups;
+        // a host in no group but 'all' is in 'ungrouped', as in Ansible
+        Set<String> grouped = new LinkedHashSet<>();
+        groups.values().stream().filter(g -> !g.name.equals(InventoryBuilder.ALL) && !g.name.equals(InventoryBuilder.UNGROUPED))
+                .forEach(g -> grouped.addAll(g.hosts));
+        for (String host : builder.hosts.keySet()) {
+            if (!grouped.contains(host)) {
+                groups.get(InventoryBuilder.UNGROUPED).hosts.add(host);
+            }
+        }
+        Map<String, Integer> depth = new HashMap<>();
+        groups.keySet().forEach(g -> depthOf(g, groups, depth));
+        Comparator<String> parentsFirst = Comparator.<String>comparingInt(depth::get).thenComparing(Comparator.naturalOrder());
+
+        Map<String, Set<String>> groupsOfHost = new LinkedHashMap<>();
+        builder.hosts.keySet().forEach(h -> groupsOfHost.put(h, new java.util.TreeSet<>(parentsFirst)));
+        for (InventoryBuilder.GroupDraft group : groups.values()) {
+            for (String host : group.hosts) {
+                addWithAncestors(groupsOfHost.get(host), group.name, groups);
+            }
+        }
+        List<Host> hosts = new ArrayList<>();
+        for (InventoryBuilder.HostDraft draft : builder.hosts.values()) {
+            List<String> memberOf = new ArrayList<>(groupsOfHost.get(draft.name));
+            hosts.add(host(draft.name, memberOf, groups, draft.vars, layers));
+        }
+        Map<String, List<String>> members = new LinkedHashMap<>();
+        for (String group : groups.keySet()) {
+            members.put(group, new ArrayList<>());
+        }
+        for (Host host : hosts) {
+            host.groups().forEach(g -> members.get(g).add(host.name()));
+        }
+        Optional<Host> implicit = builder.hosts.containsKey(LOCALHOST) ? Optional.empty()
+                : Optional.of(host(LOCALHOST, List.of(), groups, Map.of(), layers));
+        return new Inventory(hosts, members, implicit);
+    }
+
+    private static Host host(String name, List<String> memberOf, Map<String, InventoryBuilder.GroupDraft> groups,
+                             Map<String, Object> ownVars, List<VarsLayers> layers) {
+        Map<String, Object> vars = new LinkedHashMap<>();
+        List<String> varGroups = memberOf.isEmpty() ? List.of(InventoryBuilder.ALL) : memberOf;
+        for (String group : varGroups) {
+            vars.putAll(groups.get(group).vars);
+            layers.forEach(l -> vars.putAll(l.groupVars().getOrDefault(group, Map.of())));
+        }
+        vars.putAll(ownVars);
+        layers.forEach(l -> vars.putAll(l.hostVars().getOrDefault(name, Map.of())));
+        if (name.equals(LOCALHOST)) {
+            vars.putIfAbsent("ansible_connection", "local");
+        }
+        vars.put("inventory_hostname", name);
+        vars.put("inventory_hostname_short", name.contains(".") ? name.substring(0, name.indexOf('.')) : name);
+        vars.put("group_names", memberOf.stream().filter(g -> !g.equals(InventoryBuilder.ALL)).sorted().toList());
+        return new Host(name, vars, memberOf);
+    }
+
+    private static void addWithAncestors(Set<String> into, String group, Map<String, InventoryBuilder.GroupDraft> groups) {
+        if (into.add(group)) {
+            for (String parent : groups.get(group).parents) {
+                addWithAncestors(into, parent, groups);
+            }
+        }
+    }
+
+    private static int depthOf(String group, Map<String, InventoryBuilder.GroupDraft> groups, Map<String, Integer> depth) {
+        Integer known = depth.get(group);
+        if (known != null) {
+            return known;
+        }
+        int d = 0; // 'all'; validate() has ruled out cycles
+        for (String parent : groups.get(group).parents) {
+            d = Math.max(d, depthOf(parent, groups, depth) + 1);
+        }
+        depth.put(group, d);
+        return d;
+    }
+
+    /** Every host, in the order the inventory first names them. */
+    public List<Host> hosts() {
+        return hosts;
+    }
+
+    /** A host by name; the implicit localhost when {@code localhost} is asked for and not listed. */
+    public Optional<Host> host(String name) {
+        Host host = byName.get(name);
+        if (host != null) {
+            return Optional.of(host);
+        }
+        return name.equals(LOCALHOST) ? implicitLocalhost : Optional.empty();
+    }
+
+    /**
+     * Group name → names of its hosts (direct members and members of its children), in inventory
+     * order. Always holds {@code all} and {@code ungrouped}.
+     */
+    public Map<String, List<String>> groups() {
+        return groups;
+    }
+
+    /**
+     * The hosts an Ansible host pattern names, in inventory order: {@code all} or {@code *}; group and
+     * host names; wildcards ({@code node0*}, {@code gpu-?}); a regular expression after {@code ~};
+     * several terms joined by {@code :} or {@code ,} where plain terms unite, {@code &term} intersects
+     * and {@code !term} excludes (in that order, whatever the order written). A name that matches
+     * nothing contributes nothing; the result may be empty, which the caller reports.
+     *
+     * @throws InvalidInputException an empty pattern or a malformed regular expression
+     */
+    public List<Host> select(String pattern) throws InvalidInputException {
+        return HostPatterns.select(this, pattern);
+    }
+
+    Optional<Host> implicitLocalhost() {
+        return implicitLocalhost;
+    }
+}

@@ -1,0 +1,398 @@
+package dev.provision.engine.playbook;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.engine.source.InvalidInputException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/**
+ * Loads a playbook file into the immutable model, validating everything that can be known without a
+ * host: YAML syntax, keywords, module names and parameter names (against a {@link ModuleCatalog}),
+ * value shapes, and that every imported file, role and vars file exists.
+ *
+ * <p>What the loader resolves, so that the executor never has to:
+ * <ul>
+ *   <li>{@code import_tasks} and {@code include_tasks} (both static; a templated file name or a loop
+ *       on an include is an error), {@code import_playbook} at the top level; relative names are looked
+ *       up beside the including file, then in the role's {@code tasks/} (role tasks) or the playbook's
+ *       directory.</li>
+ *   <li>Keywords of blocks, includes and role entries ({@code when}, {@code tags}, {@code vars},
+ *       {@code become}, {@code become_user}, {@code ignore_errors}, {@code no_log}, {@code run_once},
+ *       {@code delegate_to}) are pushed down onto their tasks: conditions of the outer level first, tags
+ *       united, vars merged with the inner level winning, other keywords inherited unless set.</li>
+ *   <li>Play {@code tags} are pushed down onto every task and handler as well (they are kept on the
+ *       {@link Play} too). Play {@code become}/{@code become_user} are not: a task whose
+ *       {@code become} is empty follows the play.</li>
+ *   <li>Roles ({@code roles/NAME} beside the playbook, else {@code NAME} beside it): tasks go at the
+ *       start of {@link Play#tasks}, handlers at the start of {@link Play#handlers}, each with its
+ *       {@link RoleContext}. In a role entry, keys other than {@code role}/{@code name} and the
+ *       keywords above are role parameters (as in Ansible) and join {@code vars:} in
+ *       {@link RoleContext#vars}. A role listed twice runs twice.</li>
+ *   <li>{@code vars_files} are read relative to the playbook's directory and merged in order.</li>
+ * </ul>
+ *
+ * <p>Every problem is an {@link InvalidInputException} at the file, line and column it comes from,
+ * with a one-line message that says what to do. The first problem stops the load. Stateless and
+ * thread-safe.
+ */
+public final class PlaybookLoader {
+    /** Most used first: on a tie in edit distance the first is suggested ('taks' -> 'tasks'). */
+    private static final List<String> PLAY_KEYWORDS = List.of("hosts", "tasks", "name", "vars", "roles", "handlers",
+            "become", "become_user", "gather_facts", "pre_tasks", "post_tasks", "vars_files", "serial", "tags",
+            "max_fail_percentage", "any_errors_fatal");
+    private static final Set<String> ROLE_ENTRY_KEYWORDS = Set.of("role", "name");
+    private static final Pattern PERCENT = Pattern.compile("\\d{1,3}%");
+
+    private final ModuleCatalog catalog;
+    private final TaskParser tasks;
+
+    private PlaybookLoader(ModuleCatalog catalog) {
+        this.catalog = catalog;
+        this.tasks = new TaskParser(catalog);
+    }
+
+    /**
+     * Loads {@code file} and everything it imports.
+     *
+     * @param file positions in messages name it (and the files it imports) relative to it, as given
+     * @throws InvalidInputException the first problem found, at its file:line:column
+     */
+    public static Playbook load(Path file, ModuleCatalog catalog) throws InvalidInputException {
+        requireNonNull(file, "file cannot be null");
+        requireNonNull(catalog, "catalog cannot be null");
+        PlaybookLoader loader = new PlaybookLoader(catalog);
+        return new Playbook(file, loader.plays(file, List.of(file.toAbsolutePath().normalize())));
+    }
+
+    private List<Play> plays(Path file, List<Path> chain) throws InvalidInputException {
+        YamlDocument doc = YamlDocument.read(file, "playbook");
+        Node root = doc.root().orElseThrow(() -> new InvalidInputException(doc.start(),
+                "playbook is empty; write a list of plays ('- hosts: all' with 'tasks:')"));
+        if (!(root instanceof SequenceNode seq)) {
+            String hint = root instanceof MappingNode ? "; start each play with '- ' ('- hosts: all')" : "";
+            throw doc.error(root, "a playbook must be a list of plays, not " + YamlDocument.describe(root) + hint);
+        }
+        List<Play> plays = new ArrayList<>();
+        for (Node item : seq.getValue()) {
+            if (!(item instanceof MappingNode mapping)) {
+                throw doc.error(item, "a play must be a mapping (hosts: ..., tasks: ...), not " + YamlDocument.describe(item));
+            }
+            List<YamlDocument.Entry> entries = doc.entries(mapping);
+            Optional<YamlDocument.Entry> imported = entries.stream()
+                    .filter(e -> TaskParser.canonical(e.key()).equals("import_playbook")).findFirst();
+            if (imported.isPresent()) {
+                plays.addAll(importPlaybook(doc, entries, imported.get(), chain));
+            } else {
+                plays.add(play(doc, mapping, entries));
+            }
+        }
+        return plays;
+    }
+
+    private List<Play> importPlaybook(YamlDocument doc, List<YamlDocument.Entry> entries, YamlDocument.Entry imported,
+                                      List<Path> chain) throws InvalidInputException {
+        for (YamlDocument.Entry e : entries) {
+            if (e != imported && !e.key().equals("name")) {
+                throw doc.error(e.keyNode(), "'" + e.key() + "' is not supported on 'import_playbook'; "
+                        + "set it inside the imported playbook");
+            }
+        }
+        String name = Values.string(doc, imported.value(), "import_playbook");
+        if (name.contains("${") || name.contains("{{")) {
+            throw doc.error(imported.value(), "dynamic includes are not supported; 'import_playbook' needs a fixed file name");
+        }
+        Path dir = TaskParser.parentOf(doc.file());
+        Path found = dir.resolve(name);
+        if (!Files.isRegularFile(found)) {
+            throw doc.error(imported.value(), "playbook '" + name + "' not found; looked in "
+                    + dir.toAbsolutePath().normalize());
+        }
+        Path absolute = found.toAbsolutePath().normalize();
+        if (chain.contains(absolute)) {
+            throw doc.error(imported.value(), "import cycle: '" + name + "' is already being imported; remove this import");
+        }
+        List<Path> longer = new ArrayList<>(chain);
+        longer.add(absolute);
+        return plays(found, longer);
+    }
+
+    private Play play(YamlDocument doc, MappingNode mapping, List<YamlDocument.Entry> entries) throws InvalidInputException {
+        String name = "";
+        String hosts = null;
+        Map<String, Object> vars = new LinkedHashMap<>();
+        Map<String, Object> varsFiles = new LinkedHashMap<>();
+        boolean gatherFacts = true;
+        List<String> serial = List.of();
+        Optional<Integer> maxFail = Optional.empty();
+        boolean anyErrorsFatal = false;
+        Optional<Boolean> become = Optional.empty();
+        Optional<String> becomeUser = Optional.empty();
+        Set<String> tags = new LinkedHashSet<>();
+        Node preTasks = null;
+        Node roles = null;
+        Node mainTasks = null;
+        Node postTasks = null;
+        Node handlers = null;
+        for (YamlDocument.Entry e : entries) {
+            Node v = e.value();
+            switch (e.key()) {
+                case "name" -> name = Values.string(doc, v, "name");
+                case "hosts" -> hosts = hosts(doc, v);
+                case "vars" -> vars.putAll(doc.mapping(v, "'vars'"));
+                case "vars_files" -> varsFiles.putAll(varsFiles(doc, v));
+                case "gather_facts" -> gatherFacts = Values.bool(doc, v, "gather_facts");
+                case "serial" -> serial = serial(doc, v);
+                case "max_fail_percentage" -> maxFail = Optional.of(percentage(doc, v));
+                case "any_errors_fatal" -> anyErrorsFatal = Values.bool(doc, v, "any_errors_fatal");
+                case "become" -> become = Optional.of(Values.bool(doc, v, "become"));
+                case "become_user" -> becomeUser = Optional.of(Values.string(doc, v, "become_user"));
+                case "tags" -> tags.addAll(Values.tags(doc, v));
+                case "pre_tasks" -> preTasks = v;
+                case "roles" -> roles = v;
+                case "tasks" -> mainTasks = v;
+                case "post_tasks" -> postTasks = v;
+                case "handlers" -> handlers = v;
+                default -> throw unknownPlayKeyword(doc, e);
+            }
+        }
+        if (hosts == null) {
+            throw doc.error(mapping, "play" + (name.isEmpty() ? "" : " '" + name + "'")
+                    + " has no 'hosts'; add 'hosts: all' or a group name");
+        }
+        Keywords playLevel = Keywords.none();
+        playLevel.tags.addAll(tags);
+        Path directory = doc.file().toAbsolutePath().normalize().getParent();
+        TaskParser.Source source = new TaskParser.Source(doc, directory, Optional.empty(),
+                List.of(TaskParser.parentOf(doc.file())), List.of(doc.file().toAbsolutePath().normalize()));
+        // read in run order so that the first error reported is the first one met
+        List<TaskNode> pre = tasks.tasks(source, preTasks, playLevel, "pre_tasks");
+        List<TaskNode> allTasks = new ArrayList<>();
+        List<Task> allHandlers = new ArrayList<>();
+        if (roles != null) {
+            readRoles(doc, roles, playLevel, allTasks, allHandlers);
+        }
+        allTasks.addAll(tasks.tasks(source, mainTasks, playLevel, "tasks"));
+        allHandlers.addAll(tasks.handlers(source, handlers, playLevel));
+        return new Play(name, hosts, vars, varsFiles, gatherFacts, serial, maxFail, anyErrorsFatal, become, becomeUser,
+                tags, pre, allTasks,
+                tasks.tasks(source, postTasks, playLevel, "post_tasks"), allHandlers, doc.position(mapping));
+    }
+
+    private InvalidInputException unknownPlayKeyword(YamlDocument doc, YamlDocument.Entry e) {
+        String key = e.key();
+        if (catalog.names().contains(TaskParser.canonical(key)) || key.equals("block")) {
+            return doc.error(e.keyNode(), "'" + key + "' is a task, not a play keyword; put it in a list under 'tasks:'");
+        }
+        if (TaskParser.NOT_SUPPORTED.containsKey(key) && !key.equals("any_errors_fatal") && !key.equals("vars_files")) {
+            return doc.error(e.keyNode(), "'" + key + "' is not supported yet; " + TaskParser.NOT_SUPPORTED.get(key));
+        }
+        Set<String> playOnlyUnsupported = Set.of("strategy", "order", "force_handlers", "collections", "module_defaults",
+                "vars_prompt", "gather_subset", "gather_timeout", "fact_path", "port", "ignore_unreachable",
+                "ignore_errors", "no_log", "run_once", "debugger", "become_method", "become_flags", "timeout");
+        if (playOnlyUnsupported.contains(key)) {
+            return doc.error(e.keyNode(), "'" + key + "' is not supported on a play yet; remove it");
+        }
+        return TaskParser.unknownKeyword(doc, e, PLAY_KEYWORDS, "a play");
+    }
+
+    private static String hosts(YamlDocument doc, Node node) throws InvalidInputException {
+        List<String> patterns = Values.strings(doc, node, "hosts");
+        String joined = String.join(":", patterns).trim();
+        if (joined.isEmpty()) {
+            throw doc.error(node, "'hosts' is empty; write 'all', a group or a host pattern");
+        }
+        return joined;
+    }
+
+    private Map<String, Object> varsFiles(YamlDocument doc, Node node) throws InvalidInputException {
+        Map<String, Object> merged = new LinkedHashMap<>();
+        List<Node> items = node instanceof SequenceNode seq ? seq.getValue() : List.of(node);
+        Path dir = TaskParser.parentOf(doc.file());
+        for (Node item : items) {
+            if (item instanceof SequenceNode) {
+                throw doc.error(item, "a list of alternatives in 'vars_files' is not supported; name one file");
+            }
+            String name = Values.string(doc, item, "vars_files");
+            if (name.contains("${") || name.contains("{{")) {
+                throw doc.error(item, "a templated file name in 'vars_files' is not supported; write a fixed name");
+            }
+            Path file = dir.resolve(name);
+            if (!Files.isRegularFile(file)) {
+                throw doc.error(item, "vars file '" + name + "' not found; looked in " + dir.toAbsolutePath().normalize());
+            }
+            YamlDocument vars = YamlDocument.read(file, "vars");
+            if (vars.root().isPresent()) {
+                merged.putAll(vars.mapping(vars.root().get(), "a vars file"));
+            }
+        }
+        return merged;
+    }
+
+    private static List<String> serial(YamlDocument doc, Node node) throws InvalidInputException {
+        List<Node> items = node instanceof SequenceNode seq ? seq.getValue() : List.of(node);
+        List<String> batches = new ArrayList<>();
+        for (Node item : items) {
+            String text = item instanceof ScalarNode s ? s.getValue().trim() : "";
+            if (!(text.matches("\\d{1,9}") && Integer.parseInt(text) > 0) && !PERCENT.matcher(text).matches()) {
+                throw doc.error(item, "'serial' must be a number of hosts (5), a percentage ('30%') or a list of them, not "
+                        + YamlDocument.describe(item));
+            }
+            batches.add(text);
+        }
+        return batches;
+    }
+
+    private static int percentage(YamlDocument doc, Node node) throws InvalidInputException {
+        if (node instanceof ScalarNode s) {
+            String text = s.getValue().trim();
+            text = text.endsWith("%") ? text.substring(0, text.length() - 1) : text;
+            if (text.matches("\\d{1,3}") && Integer.parseInt(text) <= 100) {
+                return Integer.parseInt(text);
+            }
+        }
+        throw doc.error(node, "'max_fail_percentage' must be a number from 0 to 100, not " + YamlDocument.describe(node));
+    }
+
+    private void readRoles(YamlDocument doc, Node node, Keywords playLevel, List<TaskNode> into,
+                           List<Task> handlersInto) throws InvalidInputException {
+        if (YamlDocument.isNull(node)) {
+            return;
+        }
+        if (!(node instanceof SequenceNode seq)) {
+            throw doc.error(node, "'roles' must be a list of role names, not " + YamlDocument.describe(node));
+        }
+        for (Node item : seq.getValue()) {
+            Keywords own = new Keywords();
+            Map<String, Object> params = new LinkedHashMap<>();
+            Node nameNode;
+            if (item instanceof ScalarNode) {
+                nameNode = item;
+            } else if (item instanceof MappingNode m) {
+                nameNode = null;
+                for (YamlDocument.Entry e : doc.entries(m)) {
+                    if (ROLE_ENTRY_KEYWORDS.contains(e.key())) {
+                        if (nameNode != null) {
+                            throw doc.error(e.keyNode(), "a role entry names its role once; use 'role:' only");
+                        }
+                        nameNode = e.value();
+                    } else if (!TaskParser.common(doc, e, own)) {
+                        params.put(e.key(), doc.value(e.value()));
+                    }
+                }
+                if (nameNode == null) {
+                    throw doc.error(item, "role entry has no 'role:'; add 'role: NAME'");
+                }
+            } else {
+                throw doc.error(item, "a role entry must be a name or a mapping with 'role:', not " + YamlDocument.describe(item));
+            }
+            String name = Values.string(doc, nameNode, "role");
+            if (name.contains("${") || name.contains("{{")) {
+                throw doc.error(nameNode, "a templated role name is not supported; write a fixed name");
+            }
+            loadRole(doc, nameNode, name, own, params, playLevel, into, handlersInto);
+        }
+    }
+
+    private void loadRole(YamlDocument doc, Node at, String name, Keywords entry, Map<String, Object> params,
+                          Keywords playLevel, List<TaskNode> into, List<Task> handlersInto) throws InvalidInputException {
+        Path base = TaskParser.parentOf(doc.file());
+        List<Path> candidates = List.of(base.resolve("roles").resolve(name), base.resolve(name));
+        Path roleDir = null;
+        for (Path candidate : candidates) {
+            if (Files.isDirectory(candidate)) {
+                roleDir = candidate;
+                break;
+            }
+        }
+        if (roleDir == null) {
+            List<String> looked = candidates.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList();
+            throw doc.error(at, "role '" + name + "' not found; looked in " + String.join(", ", looked));
+        }
+        rejectDependencies(roleDir, name);
+        Map<String, Object> defaults = optionalMapping(roleDir.resolve("defaults"));
+        Map<String, Object> roleVars = optionalMapping(roleDir.resolve("vars"));
+        roleVars.putAll(entry.vars);
+        roleVars.putAll(params);
+        RoleContext context = new RoleContext(name, roleDir.toAbsolutePath().normalize(), defaults, roleVars);
+        // role vars live in the RoleContext; keep them out of each task's vars
+        Keywords pushed = new Keywords().inherit(entry);
+        pushed.vars.clear();
+        Keywords inherited = playLevel.inherit(pushed);
+        Path tasksDir = roleDir.resolve("tasks");
+        Optional<Path> tasksMain = main(tasksDir);
+        if (tasksMain.isPresent()) {
+            into.addAll(roleTasks(tasksMain.get(), roleDir, context, inherited, false));
+        }
+        Optional<Path> handlersMain = main(roleDir.resolve("handlers"));
+        if (handlersMain.isPresent()) {
+            for (TaskNode handler : roleTasks(handlersMain.get(), roleDir, context, inherited, true)) {
+                handlersInto.add((Task) handler);
+            }
+        }
+    }
+
+    private List<? extends TaskNode> roleTasks(Path file, Path roleDir, RoleContext context, Keywords inherited,
+                                               boolean handlers) throws InvalidInputException {
+        YamlDocument doc = YamlDocument.read(file, handlers ? "handlers" : "task");
+        if (doc.root().isEmpty()) {
+            return List.of();
+        }
+        Node root = doc.root().get();
+        if (!(root instanceof SequenceNode)) {
+            throw doc.error(root, "a task file must be a list of tasks (each starting with '- '), not "
+                    + YamlDocument.describe(root));
+        }
+        TaskParser.Source source = new TaskParser.Source(doc, roleDir.toAbsolutePath().normalize(), Optional.of(context),
+                List.of(roleDir.resolve("tasks")), List.of(file.toAbsolutePath().normalize()));
+        return handlers ? tasks.handlers(source, root, inherited) : tasks.tasks(source, root, inherited, "tasks");
+    }
+
+    private static void rejectDependencies(Path roleDir, String name) throws InvalidInputException {
+        Optional<Path> meta = main(roleDir.resolve("meta"));
+        if (meta.isEmpty()) {
+            return;
+        }
+        YamlDocument doc = YamlDocument.read(meta.get(), "role meta");
+        if (doc.root().isPresent() && doc.root().get() instanceof MappingNode m) {
+            for (YamlDocument.Entry e : doc.entries(m)) {
+                if (e.key().equals("dependencies") && e.value() instanceof SequenceNode s && !s.getValue().isEmpty()) {
+                    throw doc.error(e.keyNode(), "role dependencies are not supported yet; list the roles that '" + name
+                            + "' needs before it under the play's 'roles:'");
+                }
+            }
+        }
+    }
+
+    private static Map<String, Object> optionalMapping(Path dir) throws InvalidInputException {
+        Optional<Path> file = main(dir);
+        if (file.isEmpty()) {
+            return new LinkedHashMap<>();
+        }
+        YamlDocument doc = YamlDocument.read(file.get(), "vars");
+        return doc.root().isPresent() ? doc.mapping(doc.root().get(), "a role vars file") : new LinkedHashMap<>();
+    }
+
+    /** {@code DIR/main.yml}, else {@code DIR/main.yaml}. */
+    private static Optional<Path> main(Path dir) {
+        for (String name : List.of("main.yml", "main.yaml")) {
+            Path candidate = dir.resolve(name);
+            if (Files.isRegularFile(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+}

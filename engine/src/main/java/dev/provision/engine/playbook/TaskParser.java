@@ -1,0 +1,530 @@
+package dev.provision.engine.playbook;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.source.SourcePosition;
+import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.Suggestions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/**
+ * Reads task lists (tasks, handlers, block parts, included task files) into {@link TaskNode}s,
+ * resolving includes and pushing block and include keywords down onto the tasks.
+ */
+final class TaskParser {
+    // lists, most used first: a misspelling equally close to two keywords suggests the more likely one
+    private static final List<String> TASK_KEYWORDS = List.of("name", "register", "notify", "loop", "args",
+            "loop_control", "with_items", "changed_when", "failed_when", "until", "retries", "delay", "listen");
+    private static final List<String> BLOCK_KEYWORDS = List.of("name", "block", "rescue", "always");
+    private static final Set<String> INCLUDE_KEYWORDS = Set.of("import_tasks", "include_tasks");
+    private static final List<String> LOOP_CONTROL_KEYS = List.of("loop_var", "label");
+    private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final int DEFAULT_UNTIL_RETRIES = 3;
+    private static final int DEFAULT_DELAY_SECONDS = 5;
+
+    /** Ansible keywords we know but do not implement, with what to do instead. */
+    static final Map<String, String> NOT_SUPPORTED = Map.ofEntries(
+            Map.entry("environment", "set the variables in the command itself"),
+            Map.entry("remote_user", "set ansible_user in the inventory instead"),
+            Map.entry("connection", "set ansible_connection in the inventory instead"),
+            Map.entry("check_mode", "run the whole playbook with --check instead"),
+            Map.entry("diff", "run the whole playbook with --diff instead"),
+            Map.entry("async", "run the task synchronously"),
+            Map.entry("poll", "run the task synchronously"),
+            Map.entry("throttle", "lower --forks instead"),
+            Map.entry("any_errors_fatal", "set it on the play"),
+            Map.entry("local_action", "use the module with 'delegate_to: localhost'"),
+            Map.entry("action", "write the module name as the key ('copy:' with its arguments)"),
+            Map.entry("include", "use 'import_tasks:' or 'include_tasks:'"),
+            Map.entry("include_role", "list the role under the play's 'roles:'"),
+            Map.entry("import_role", "list the role under the play's 'roles:'"),
+            Map.entry("import_playbook", "use it at the top level of a playbook, not among tasks"),
+            Map.entry("become_method", "only sudo is supported; remove it"),
+            Map.entry("delegate_facts", "remove it"),
+            Map.entry("with_dict", "use 'loop:' with an expression instead"),
+            Map.entry("with_list", "use 'loop:' instead"),
+            Map.entry("with_fileglob", "use 'loop:' with an expression instead"),
+            Map.entry("with_nested", "use 'loop:' with an expression instead"),
+            Map.entry("with_sequence", "use 'loop:' with an expression instead"),
+            Map.entry("with_subelements", "use 'loop:' with an expression instead"),
+            Map.entry("with_together", "use 'loop:' with an expression instead"),
+            Map.entry("with_first_found", "name the file directly"),
+            Map.entry("with_indexed_items", "use 'loop:' with 'loop_control:' instead"),
+            Map.entry("vars_files", "set it on the play"));
+
+    /** Where tasks being read came from: their file, base directory, role and the include chain. */
+    record Source(YamlDocument doc, Path baseDirectory, Optional<RoleContext> role, List<Path> fallbackDirs,
+                  List<Path> chain) {
+        Source {
+            requireNonNull(doc, "doc cannot be null");
+            requireNonNull(baseDirectory, "baseDirectory cannot be null");
+            requireNonNull(role, "role cannot be null");
+            fallbackDirs = List.copyOf(fallbackDirs);
+            chain = List.copyOf(chain);
+        }
+    }
+
+    private final ModuleCatalog catalog;
+
+    TaskParser(ModuleCatalog catalog) {
+        this.catalog = requireNonNull(catalog, "catalog cannot be null");
+    }
+
+    /** A list of tasks under {@code section} ({@code tasks}, {@code block}, ...); null or empty = none. */
+    List<TaskNode> tasks(Source src, Node node, Keywords inherited, String section) throws InvalidInputException {
+        List<TaskNode> out = new ArrayList<>();
+        readList(src, node, inherited, section, false, out);
+        return out;
+    }
+
+    /** A list of handlers; blocks are not allowed there, includes are. */
+    List<Task> handlers(Source src, Node node, Keywords inherited) throws InvalidInputException {
+        List<TaskNode> out = new ArrayList<>();
+        readList(src, node, inherited, "handlers", true, out);
+        List<Task> handlers = new ArrayList<>();
+        for (TaskNode n : out) {
+            handlers.add((Task) n); // readList never yields a Block for handlers
+        }
+        return handlers;
+    }
+
+    private void readList(Source src, Node node, Keywords inherited, String section, boolean handler,
+                          List<TaskNode> out) throws InvalidInputException {
+        YamlDocument doc = src.doc();
+        if (node == null || YamlDocument.isNull(node)) {
+            return; // the section is absent or empty
+        }
+        if (!(node instanceof SequenceNode seq)) {
+            throw doc.error(node, "'" + section + "' must be a list of tasks (each starting with '- '), not "
+                    + YamlDocument.describe(node));
+        }
+        for (Node item : seq.getValue()) {
+            if (!(item instanceof MappingNode mapping)) {
+                throw doc.error(item, "a task must be a mapping (name: ..., module: ...), not " + YamlDocument.describe(item));
+            }
+            List<YamlDocument.Entry> entries = doc.entries(mapping);
+            Set<String> keys = YamlDocument.keysOf(entries);
+            if (keys.contains("block")) {
+                if (handler) {
+                    throw doc.error(item, "blocks are not supported in handlers; write the handlers one by one");
+                }
+                out.add(block(src, mapping, entries, inherited));
+            } else if (entries.stream().anyMatch(e -> INCLUDE_KEYWORDS.contains(canonical(e.key())))) {
+                out.addAll(include(src, mapping, entries, inherited, handler));
+            } else if (keys.contains("rescue") || keys.contains("always")) {
+                throw doc.error(item, "'rescue' and 'always' need a 'block' in the same mapping; add 'block:'");
+            } else {
+                out.add(task(src, mapping, entries, inherited, handler));
+            }
+        }
+    }
+
+    private Block block(Source src, MappingNode mapping, List<YamlDocument.Entry> entries, Keywords inherited)
+            throws InvalidInputException {
+        YamlDocument doc = src.doc();
+        Keywords own = new Keywords();
+        String name = "";
+        Node block = null;
+        Node rescue = null;
+        Node always = null;
+        for (YamlDocument.Entry e : entries) {
+            switch (e.key()) {
+                case "name" -> name = Values.string(doc, e.value(), "name");
+                case "block" -> block = e.value();
+                case "rescue" -> rescue = e.value();
+                case "always" -> always = e.value();
+                default -> {
+                    if (!common(doc, e, own)) {
+                        throw unknownKeyword(doc, e, concat(BLOCK_KEYWORDS, Keywords.NAMES), "a block");
+                    }
+                }
+            }
+        }
+        Keywords children = inherited.inherit(own);
+        return new Block(name,
+                tasks(src, block, children, "block"),
+                rescue == null ? List.of() : tasks(src, rescue, children, "rescue"),
+                always == null ? List.of() : tasks(src, always, children, "always"),
+                doc.position(mapping));
+    }
+
+    private List<TaskNode> include(Source src, MappingNode mapping, List<YamlDocument.Entry> entries,
+                                   Keywords inherited, boolean handler) throws InvalidInputException {
+        YamlDocument doc = src.doc();
+        Keywords own = new Keywords();
+        Node fileNode = null;
+        String keyword = "";
+        for (YamlDocument.Entry e : entries) {
+            String key = canonical(e.key());
+            if (INCLUDE_KEYWORDS.contains(key)) {
+                if (fileNode != null) {
+                    throw doc.error(e.keyNode(), "two includes in one task ('" + keyword + "' and '" + key
+                            + "'); split them into two tasks");
+                }
+                keyword = key;
+                fileNode = e.value();
+            } else if (key.equals("name")) {
+                Values.string(doc, e.value(), "name");
+            } else if (key.equals("loop") || key.equals("with_items") || key.equals("loop_control")) {
+                throw doc.error(e.keyNode(), "dynamic includes are not supported; '" + key + "' on an include "
+                        + "would run it once per item: put the loop on the tasks inside the file instead");
+            } else if (!common(doc, e, own)) {
+                throw unknownKeyword(doc, e, concat(List.of("name"), Keywords.NAMES), "'" + keyword + "'");
+            }
+        }
+        requireNonNull(fileNode, "an include entry was expected");
+        Node nameNode = fileNode;
+        if (fileNode instanceof MappingNode fileMapping) {
+            nameNode = null;
+            for (YamlDocument.Entry e : doc.entries(fileMapping)) {
+                if (!e.key().equals("file")) {
+                    throw doc.error(e.keyNode(), "'" + keyword + "' takes only 'file' here ('" + e.key()
+                            + "' is not supported); remove it");
+                }
+                nameNode = e.value();
+            }
+            if (nameNode == null) {
+                throw doc.error(fileNode, "'" + keyword + "' needs a file name ('file: tasks.yml')");
+            }
+        }
+        String name = Values.string(doc, nameNode, keyword);
+        if (name.contains("${") || name.contains("{{")) {
+            throw doc.error(nameNode, "dynamic includes are not supported; '" + keyword
+                    + "' needs a fixed file name (choose between files with 'when:')");
+        }
+        Path found = find(src, name, nameNode, "task file");
+        Path absolute = found.toAbsolutePath().normalize();
+        if (src.chain().contains(absolute)) {
+            throw doc.error(nameNode, "include cycle: " + cycle(src.chain(), absolute) + "; remove one of the includes");
+        }
+        YamlDocument included = YamlDocument.read(found, "task");
+        List<Path> chain = new ArrayList<>(src.chain());
+        chain.add(absolute);
+        Source child = new Source(included, src.baseDirectory(), src.role(), src.fallbackDirs(), chain);
+        List<TaskNode> out = new ArrayList<>();
+        Optional<Node> root = included.root();
+        if (root.isPresent()) {
+            if (!(root.get() instanceof SequenceNode)) {
+                throw included.error(root.get(), "a task file must be a list of tasks (each starting with '- '), not "
+                        + YamlDocument.describe(root.get()));
+            }
+            readList(child, root.get(), inherited.inherit(own), keyword, handler, out);
+        }
+        return out;
+    }
+
+    private static String cycle(List<Path> chain, Path again) {
+        StringBuilder text = new StringBuilder();
+        boolean inCycle = false;
+        for (Path p : chain) {
+            inCycle |= p.equals(again);
+            if (inCycle) {
+                text.append(p.getFileName()).append(" -> ");
+            }
+        }
+        return text.append(again.getFileName()).toString();
+    }
+
+    /**
+     * Finds a file named by an include: beside the including file first, then in the fallback
+     * directories (the role's {@code tasks/}, or the playbook's directory).
+     */
+    Path find(Source src, String name, Node at, String what) throws InvalidInputException {
+        Set<Path> dirs = new LinkedHashSet<>();
+        dirs.add(parentOf(src.doc().file()));
+        dirs.addAll(src.fallbackDirs());
+        Set<Path> seen = new LinkedHashSet<>();
+        List<String> looked = new ArrayList<>();
+        for (Path dir : dirs) {
+            if (!seen.add(dir.toAbsolutePath().normalize())) {
+                continue;
+            }
+            Path candidate = dir.resolve(name);
+            if (Files.isRegularFile(candidate)) {
+                return candidate;
+            }
+            looked.add(dir.toAbsolutePath().normalize().toString());
+        }
+        throw src.doc().error(at, what + " '" + name + "' not found; looked in " + String.join(", ", looked));
+    }
+
+    static Path parentOf(Path file) {
+        Path parent = file.getParent();
+        return parent == null ? Path.of("") : parent;
+    }
+
+    private Task task(Source src, MappingNode mapping, List<YamlDocument.Entry> entries, Keywords inherited,
+                      boolean handler) throws InvalidInputException {
+        YamlDocument doc = src.doc();
+        Keywords own = new Keywords();
+        String name = "";
+        String module = null;
+        YamlDocument.Entry moduleEntry = null;
+        Node argsNode = null;
+        Node loopNode = null;
+        String loopKeyword = "";
+        Node loopControl = null;
+        Optional<String> register = Optional.empty();
+        List<String> notify = List.of();
+        Optional<Expression> changedWhen = Optional.empty();
+        Optional<Expression> failedWhen = Optional.empty();
+        Optional<Expression> until = Optional.empty();
+        Optional<Integer> retries = Optional.empty();
+        Optional<Integer> delay = Optional.empty();
+        List<String> listen = List.of();
+        for (YamlDocument.Entry e : entries) {
+            Node v = e.value();
+            switch (e.key()) {
+                case "name" -> name = Values.string(doc, v, "name");
+                case "args" -> argsNode = v;
+                case "loop", "with_items" -> {
+                    if (loopNode != null) {
+                        throw doc.error(e.keyNode(), "both '" + loopKeyword + "' and '" + e.key()
+                                + "' are given; keep one of them");
+                    }
+                    loopNode = v;
+                    loopKeyword = e.key();
+                }
+                case "loop_control" -> loopControl = v;
+                case "register" -> {
+                    String variable = Values.string(doc, v, "register");
+                    if (!VARIABLE_NAME.matcher(variable).matches()) {
+                        throw doc.error(v, "'register' needs a variable name (letters, digits, '_'), not '"
+                                + variable + "'");
+                    }
+                    register = Optional.of(variable);
+                }
+                case "notify" -> notify = Values.strings(doc, v, "notify");
+                case "changed_when" -> changedWhen = Optional.of(Values.joinedCondition(doc, v, "changed_when"));
+                case "failed_when" -> failedWhen = Optional.of(Values.joinedCondition(doc, v, "failed_when"));
+                case "until" -> until = Optional.of(Values.joinedCondition(doc, v, "until"));
+                case "retries" -> retries = Optional.of(Values.count(doc, v, "retries"));
+                case "delay" -> delay = Optional.of(Values.count(doc, v, "delay"));
+                case "listen" -> {
+                    if (!handler) {
+                        throw doc.error(e.keyNode(), "'listen' is only for handlers; move this task under "
+                                + "'handlers:' or remove 'listen'");
+                    }
+                    listen = Values.strings(doc, v, "listen");
+                }
+                default -> {
+                    if (common(doc, e, own)) {
+                        break;
+                    }
+                    String candidate = canonical(e.key());
+                    if (!catalog.names().contains(candidate)) {
+                        throw unknownModuleOrKeyword(doc, e);
+                    }
+                    if (moduleEntry != null) {
+                        throw doc.error(e.keyNode(), "two modules in one task ('" + module + "' at line "
+                                + doc.position(moduleEntry.keyNode()).line() + " and '" + candidate
+                                + "'); split them into two tasks");
+                    }
+                    module = candidate;
+                    moduleEntry = e;
+                }
+            }
+        }
+        if (moduleEntry == null) {
+            String which = name.isEmpty() ? "task" : "task '" + name + "'";
+            throw doc.error(mapping, which + " names no module; add one such as 'command: ...' or 'copy: ...'");
+        }
+        ParamSpec spec = catalog.spec(module).orElseGet(() -> ParamSpec.builder().anyKeys().build());
+        Map<String, Object> args = new LinkedHashMap<>();
+        Map<String, SourcePosition> argPositions = new LinkedHashMap<>();
+        if (argsNode != null) {
+            if (!(argsNode instanceof MappingNode argsMapping)) {
+                throw doc.error(argsNode, "'args' must be a mapping of module parameters, not " + YamlDocument.describe(argsNode));
+            }
+            readArgs(doc, argsMapping, module, spec, args, argPositions);
+        }
+        Node moduleValue = moduleEntry.value();
+        switch (moduleValue) {
+            case MappingNode m -> readArgs(doc, m, module, spec, args, argPositions);
+            case ScalarNode s when YamlDocument.isNull(s) -> {
+            }
+            case ScalarNode s -> {
+                if (spec.freeForm().isEmpty()) {
+                    throw doc.error(s, "module '" + module + "' takes no free-form string; write its parameters as a "
+                            + "mapping (" + paramList(spec) + ")");
+                }
+                args.put(Task.FREE_FORM, Values.string(doc, s, module));
+                argPositions.put(Task.FREE_FORM, doc.position(s));
+            }
+            default -> throw doc.error(moduleValue, "the parameters of module '" + module + "' must be a mapping, not "
+                    + YamlDocument.describe(moduleValue));
+        }
+        Optional<Loop> loop = Optional.empty();
+        if (loopNode != null) {
+            loop = Optional.of(loop(doc, loopNode, loopKeyword, loopControl));
+        } else if (loopControl != null) {
+            throw doc.error(loopControl, "'loop_control' without 'loop'; add 'loop:' or remove 'loop_control'");
+        }
+        Keywords effective = inherited.inherit(own);
+        int retryCount = retries.orElse(until.isPresent() ? DEFAULT_UNTIL_RETRIES : 0);
+        return new Task(name, module, args, argPositions, effective.when, loop, register, notify,
+                effective.tags, effective.vars, effective.ignoreErrors.orElse(false), changedWhen, failedWhen, until,
+                retryCount, delay.orElse(DEFAULT_DELAY_SECONDS), effective.runOnce.orElse(false),
+                effective.delegateTo, effective.noLog.orElse(false), effective.become, effective.becomeUser, listen,
+                src.baseDirectory(), src.role(), doc.position(mapping));
+    }
+
+    private void readArgs(YamlDocument doc, MappingNode mapping, String module, ParamSpec spec,
+                          Map<String, Object> args, Map<String, SourcePosition> positions) throws InvalidInputException {
+        for (YamlDocument.Entry e : doc.entries(mapping)) {
+            if (!spec.acceptsAnyKeys() && spec.lookup(e.key()).isEmpty()) {
+                Set<String> known = new TreeSet<>();
+                spec.params().values().forEach(p -> {
+                    known.add(p.name());
+                    known.addAll(p.aliases());
+                });
+                String hint = Suggestions.closest(e.key(), List.copyOf(known)).map(s -> " (did you mean '" + s + "'?)")
+                        .orElse("; it takes " + paramList(spec));
+                throw doc.error(e.keyNode(), "unknown parameter '" + e.key() + "' for module '" + module + "'" + hint);
+            }
+            args.put(e.key(), doc.value(e.value()));
+            positions.put(e.key(), doc.position(e.keyNode()));
+        }
+    }
+
+    private static String paramList(ParamSpec spec) {
+        return String.join(", ", new TreeSet<>(spec.params().keySet()));
+    }
+
+    private Loop loop(YamlDocument doc, Node node, String keyword, Node control) throws InvalidInputException {
+        Object items = switch (node) {
+            case SequenceNode s -> {
+                Object value = doc.value(s);
+                yield keyword.equals("with_items") ? flattenOnce((List<?>) value) : value;
+            }
+            case ScalarNode s when !YamlDocument.isNull(s) -> Values.string(doc, s, keyword);
+            default -> throw doc.error(node, "'" + keyword + "' must be a list or an expression that gives one, not "
+                    + YamlDocument.describe(node));
+        };
+        String loopVar = "item";
+        String label = "";
+        if (control != null) {
+            if (!(control instanceof MappingNode m)) {
+                throw doc.error(control, "'loop_control' must be a mapping (loop_var, label), not "
+                        + YamlDocument.describe(control));
+            }
+            for (YamlDocument.Entry e : doc.entries(m)) {
+                switch (e.key()) {
+                    case "loop_var" -> {
+                        loopVar = Values.string(doc, e.value(), "loop_var");
+                        if (!VARIABLE_NAME.matcher(loopVar).matches()) {
+                            throw doc.error(e.value(), "'loop_var' needs a variable name (letters, digits, '_'), not '"
+                                    + loopVar + "'");
+                        }
+                    }
+                    case "label" -> label = Values.string(doc, e.value(), "label");
+                    case "index_var", "pause", "extended", "extended_allitems", "break_when" ->
+                            throw doc.error(e.keyNode(), "'loop_control." + e.key() + "' is not supported yet; remove it");
+                    default -> throw doc.error(e.keyNode(), "unknown key '" + e.key() + "' in 'loop_control'"
+                            + suggestion(e.key(), LOOP_CONTROL_KEYS) + "; it takes loop_var and label");
+                }
+            }
+        }
+        return new Loop(items, loopVar, label, doc.position(node));
+    }
+
+    /** Ansible's {@code with_items} flattens one level of nested lists. */
+    private static List<Object> flattenOnce(List<?> items) {
+        List<Object> flat = new ArrayList<>();
+        for (Object item : items) {
+            if (item instanceof List<?> inner) {
+                flat.addAll(inner);
+            } else {
+                flat.add(item);
+            }
+        }
+        return flat;
+    }
+
+    /** Reads one of {@link Keywords#NAMES} into {@code into}; false when the key is not one of them. */
+    static boolean common(YamlDocument doc, YamlDocument.Entry e, Keywords into) throws InvalidInputException {
+        Node v = e.value();
+        switch (e.key()) {
+            case "when" -> into.when.addAll(Values.conditions(doc, v, "when"));
+            case "tags" -> into.tags.addAll(Values.tags(doc, v));
+            case "vars" -> into.vars.putAll(doc.mapping(v, "'vars'"));
+            case "become" -> into.become = Optional.of(Values.bool(doc, v, "become"));
+            case "become_user" -> into.becomeUser = Optional.of(Values.string(doc, v, "become_user"));
+            case "ignore_errors" -> into.ignoreErrors = Optional.of(Values.bool(doc, v, "ignore_errors"));
+            case "no_log" -> into.noLog = Optional.of(Values.bool(doc, v, "no_log"));
+            case "run_once" -> into.runOnce = Optional.of(Values.bool(doc, v, "run_once"));
+            case "delegate_to" -> into.delegateTo = Optional.of(Values.string(doc, v, "delegate_to"));
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private InvalidInputException unknownModuleOrKeyword(YamlDocument doc, YamlDocument.Entry e) {
+        String key = e.key();
+        if (NOT_SUPPORTED.containsKey(key)) {
+            return doc.error(e.keyNode(), "'" + key + "' is not supported yet; " + NOT_SUPPORTED.get(key));
+        }
+        if (key.startsWith("with_")) {
+            return doc.error(e.keyNode(), "'" + key + "' is not supported; use 'loop:' instead");
+        }
+        List<String> candidates = new ArrayList<>(TASK_KEYWORDS);
+        candidates.addAll(Keywords.NAMES);
+        candidates.addAll(new TreeSet<>(catalog.names()));
+        return doc.error(e.keyNode(), "unknown module or keyword '" + key + "'"
+                + Suggestions.closest(canonical(key), candidates).map(s -> " (did you mean '" + s + "'?)")
+                .orElse("; check its spelling"));
+    }
+
+    /**
+     * An unknown keyword, with a suggestion when one is close, else the list of what is allowed.
+     *
+     * @param allowed most used first: on a tie in edit distance the first candidate is suggested
+     */
+    static InvalidInputException unknownKeyword(YamlDocument doc, YamlDocument.Entry e, List<String> allowed, String where) {
+        String key = e.key();
+        if (NOT_SUPPORTED.containsKey(key)) {
+            return doc.error(e.keyNode(), "'" + key + "' is not supported yet; " + NOT_SUPPORTED.get(key));
+        }
+        String hint = suggestion(key, allowed);
+        return doc.error(e.keyNode(), "unknown keyword '" + key + "' in " + where
+                + (hint.isEmpty() ? "; it takes " + String.join(", ", new TreeSet<>(allowed)) : hint));
+    }
+
+    /** {@code " (did you mean 'x'?)"} or nothing; candidates in a fixed order so that ties are stable. */
+    static String suggestion(String typed, List<String> candidates) {
+        return Suggestions.closest(typed, candidates).map(s -> " (did you mean '" + s + "'?)").orElse("");
+    }
+
+    static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    /** {@code ansible.builtin.copy} and {@code ansible.legacy.copy} are {@code copy}. */
+    static String canonical(String key) {
+        for (String prefix : List.of("ansible.builtin.", "ansible.legacy.")) {
+            if (key.startsWith(prefix)) {
+                return key.substring(prefix.length());
+            }
+        }
+        return key;
+    }
+}

@@ -1,0 +1,357 @@
+package dev.provision.engine.playbook;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.source.SourcePosition;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
+
+/**
+ * One YAML file read as a tree of snakeyaml nodes, with what every loader of user files needs: the
+ * {@link SourcePosition} of each node, mapping entries in order with duplicate keys rejected and
+ * {@code <<} merge keys applied, and conversion of a node to plain Java values.
+ *
+ * <p>Scalars resolve as YAML 1.1 (what Ansible users expect): {@code true/false/yes/no/on/off} are
+ * {@link Boolean}s, integers are {@link Integer} (or {@link Long} when too large), floats
+ * {@link Double}, {@code ~}/{@code null}/empty are {@code null} (only as values: map values and list
+ * items may be null in the converted tree, keys never are), everything else a {@link String}. One
+ * deliberate difference: an integer written with a leading zero ({@code 0644}) stays the string
+ * {@code "0644"}, because in this domain it is a file mode far more often than an octal number.
+ * Mappings convert to {@link LinkedHashMap} (keys are strings), sequences to {@link ArrayList}.
+ *
+ * <p>Every problem is an {@link InvalidInputException} whose message is one line. Instances are
+ * immutable; not thread-safe to share while converting (they hold no state, but snakeyaml nodes are
+ * mutable objects).
+ */
+public final class YamlDocument {
+    /** Deep enough for any real file; stops recursive aliases ({@code &a [*a]}) from looping. */
+    private static final int MAX_DEPTH = 64;
+    private static final Pattern LEADING_ZERO_INT = Pattern.compile("[-+]?0[0-9_]+");
+
+    private final String displayName;
+    private final Path file;
+    private final Optional<Node> root;
+
+    private YamlDocument(Path file, Optional<Node> root) {
+        this.file = file;
+        this.displayName = file.toString();
+        this.root = root;
+    }
+
+    /**
+     * Reads and parses one file holding at most one YAML document.
+     *
+     * @param file shown in positions as given (keep it relative when the user gave it relative)
+     * @param what what the file is, for the not-found message ({@code "playbook"}, {@code "inventory"})
+     * @throws InvalidInputException when the file cannot be read or is not valid YAML
+     */
+    public static YamlDocument read(Path file, String what) throws InvalidInputException {
+        requireNonNull(file, "file cannot be null");
+        requireNonNull(what, "what cannot be null");
+        SourcePosition whole = new SourcePosition(file.toString(), 0, 0);
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new InvalidInputException(whole, what + " file not found");
+        } catch (CharacterCodingException e) {
+            throw new InvalidInputException(whole, what + " file is not valid UTF-8 text");
+        } catch (IOException e) {
+            throw new InvalidInputException(whole, "cannot read " + what + " file: " + oneLine(String.valueOf(e.getMessage())));
+        }
+        return parse(file, text);
+    }
+
+    /** Parses text as if it had been read from {@code file} (positions name {@code file}). */
+    public static YamlDocument parse(Path file, String text) throws InvalidInputException {
+        requireNonNull(file, "file cannot be null");
+        requireNonNull(text, "text cannot be null");
+        LoaderOptions options = new LoaderOptions();
+        options.setAllowDuplicateKeys(false);
+        options.setAllowRecursiveKeys(false);
+        try (Reader reader = new StringReader(text)) {
+            Node node = new Yaml(options).compose(reader);
+            return new YamlDocument(file, Optional.ofNullable(node).filter(n -> !isNull(n)));
+        } catch (MarkedYAMLException e) {
+            Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            SourcePosition at = mark == null
+                    ? new SourcePosition(file.toString(), 1, 1)
+                    : new SourcePosition(file.toString(), mark.getLine() + 1, mark.getColumn() + 1);
+            String problem = e.getProblem() != null ? e.getProblem() : String.valueOf(e.getContext());
+            String context = e.getContext() != null && e.getProblem() != null ? " (" + e.getContext() + ")" : "";
+            throw new InvalidInputException(at, "invalid YAML: " + oneLine(problem + context)
+                    + "; check the indentation and quoting here", e);
+        } catch (YAMLException | IOException e) {
+            throw new InvalidInputException(new SourcePosition(file.toString(), 1, 1),
+                    "invalid YAML: " + oneLine(String.valueOf(e.getMessage())), e);
+        }
+    }
+
+    /** The file as given to {@link #read}. */
+    public Path file() {
+        return file;
+    }
+
+    /** The document's root node; empty when the file holds nothing (or only comments, or null). */
+    public Optional<Node> root() {
+        return root;
+    }
+
+    /** Where the node starts, 1-based. */
+    public SourcePosition position(Node node) {
+        Mark mark = node.getStartMark();
+        return mark == null ? new SourcePosition(displayName, 0, 0)
+                : new SourcePosition(displayName, mark.getLine() + 1, mark.getColumn() + 1);
+    }
+
+    /** The start of the file, for problems with the file as a whole (empty, wrong top level). */
+    public SourcePosition start() {
+        return new SourcePosition(displayName, 1, 1);
+    }
+
+    /** An error about {@code node}. */
+    public InvalidInputException error(Node node, String problem) {
+        return new InvalidInputException(position(node), problem);
+    }
+
+    /** One key of a mapping with its nodes. */
+    public record Entry(String key, Node keyNode, Node value) {
+        public Entry {
+            requireNonNull(key, "key cannot be null");
+            requireNonNull(keyNode, "keyNode cannot be null");
+            requireNonNull(value, "value cannot be null");
+        }
+    }
+
+    /**
+     * The entries of a mapping in written order, {@code <<} merge keys applied (keys written in the
+     * mapping win over merged ones).
+     *
+     * @throws InvalidInputException on a duplicate key (at the second one) or a key that is not a scalar
+     */
+    public List<Entry> entries(MappingNode mapping) throws InvalidInputException {
+        Map<String, Entry> own = new LinkedHashMap<>();
+        List<Entry> merged = new ArrayList<>();
+        for (NodeTuple tuple : mapping.getValue()) {
+            Node keyNode = tuple.getKeyNode();
+            if (keyNode.getTag().equals(Tag.MERGE)) {
+                collectMerge(tuple.getValueNode(), merged);
+                continue;
+            }
+            if (!(keyNode instanceof ScalarNode scalar)) {
+                throw error(keyNode, "a key must be a plain name, not " + describe(keyNode));
+            }
+            String key = scalar.getValue();
+            Entry previous = own.get(key);
+            if (previous != null) {
+                throw error(keyNode, "duplicate key '" + key + "' (first written at line "
+                        + position(previous.keyNode()).line() + "); remove one of them");
+            }
+            own.put(key, new Entry(key, keyNode, tuple.getValueNode()));
+        }
+        if (merged.isEmpty()) {
+            return List.copyOf(own.values());
+        }
+        Map<String, Entry> result = new LinkedHashMap<>();
+        for (Entry e : merged) {
+            result.putIfAbsent(e.key(), e);
+        }
+        result.putAll(own);
+        return List.copyOf(result.values());
+    }
+
+    private void collectMerge(Node value, List<Entry> into) throws InvalidInputException {
+        switch (value) {
+            case MappingNode m -> into.addAll(entries(m));
+            case SequenceNode s -> {
+                for (Node item : s.getValue()) {
+                    if (!(item instanceof MappingNode m)) {
+                        throw error(item, "'<<' merges mappings only, not " + describe(item));
+                    }
+                    into.addAll(entries(m));
+                }
+            }
+            default -> throw error(value, "'<<' merges mappings only, not " + describe(value));
+        }
+    }
+
+    /** Converts a node and everything under it to plain Java values (see the class comment). */
+    public Object value(Node node) throws InvalidInputException {
+        return value(node, 0, new IdentityHashMap<>());
+    }
+
+    /** Converts a mapping node to a map of plain values; a null node (empty value) is an empty map. */
+    public Map<String, Object> mapping(Node node, String what) throws InvalidInputException {
+        if (isNull(node)) {
+            return new LinkedHashMap<>();
+        }
+        if (!(node instanceof MappingNode m)) {
+            throw error(node, what + " must be a mapping (key: value lines), not " + describe(node));
+        }
+        Map<String, Object> result = new LinkedHashMap<>();
+        for (Entry e : entries(m)) {
+            result.put(e.key(), value(e.value()));
+        }
+        return result;
+    }
+
+    private Object value(Node node, int depth, IdentityHashMap<Node, Boolean> open) throws InvalidInputException {
+        if (depth > MAX_DEPTH || open.containsKey(node)) {
+            throw error(node, "value nests too deeply (a recursive alias?); simplify it");
+        }
+        return switch (node) {
+            case ScalarNode s -> scalar(s);
+            case SequenceNode s -> {
+                open.put(node, Boolean.TRUE);
+                List<Object> list = new ArrayList<>();
+                for (Node item : s.getValue()) {
+                    list.add(value(item, depth + 1, open));
+                }
+                open.remove(node);
+                yield list;
+            }
+            case MappingNode m -> {
+                open.put(node, Boolean.TRUE);
+                Map<String, Object> map = new LinkedHashMap<>();
+                for (Entry e : entries(m)) {
+                    map.put(e.key(), value(e.value(), depth + 1, open));
+                }
+                open.remove(node);
+                yield map;
+            }
+            default -> throw error(node, "unsupported YAML node " + describe(node));
+        };
+    }
+
+    /** The plain value of a scalar; {@code null} for YAML null. */
+    public Object scalar(ScalarNode node) throws InvalidInputException {
+        Tag tag = node.getTag();
+        String text = node.getValue();
+        if (!tag.getValue().startsWith(Tag.PREFIX)) {
+            String hint = tag.getValue().equals("!vault") ? " (Ansible Vault is not supported yet)" : "";
+            throw error(node, "YAML tag '" + tag.getValue() + "' is not supported" + hint + "; remove it");
+        }
+        if (tag.equals(Tag.NULL)) {
+            return null;
+        }
+        if (tag.equals(Tag.BOOL)) {
+            return switch (text.toLowerCase(Locale.ROOT)) {
+                case "true", "yes", "on", "y" -> Boolean.TRUE;
+                default -> Boolean.FALSE;
+            };
+        }
+        if (tag.equals(Tag.INT)) {
+            return integer(node, text);
+        }
+        if (tag.equals(Tag.FLOAT)) {
+            return floating(text);
+        }
+        return text;
+    }
+
+    private Object integer(ScalarNode node, String text) throws InvalidInputException {
+        if (LEADING_ZERO_INT.matcher(text).matches() || text.contains(":")) {
+            return text; // file modes (0644) and sexagesimal (1:30) stay as written
+        }
+        String digits = text.replace("_", "");
+        boolean negative = digits.startsWith("-");
+        if (digits.startsWith("-") || digits.startsWith("+")) {
+            digits = digits.substring(1);
+        }
+        int radix = 10;
+        if (digits.startsWith("0x")) {
+            radix = 16;
+            digits = digits.substring(2);
+        } else if (digits.startsWith("0o")) {
+            radix = 8;
+            digits = digits.substring(2);
+        } else if (digits.startsWith("0b")) {
+            radix = 2;
+            digits = digits.substring(2);
+        }
+        try {
+            long value = Long.parseLong((negative ? "-" : "") + digits, radix);
+            return value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE ? (Object) (int) value : (Object) value;
+        } catch (NumberFormatException e) {
+            return text; // beyond long: keep what the user wrote rather than lose digits
+        }
+    }
+
+    private static Object floating(String text) {
+        String t = text.replace("_", "").toLowerCase(Locale.ROOT);
+        return switch (t) {
+            case ".inf", "+.inf" -> Double.POSITIVE_INFINITY;
+            case "-.inf" -> Double.NEGATIVE_INFINITY;
+            case ".nan" -> Double.NaN;
+            default -> {
+                try {
+                    yield Double.parseDouble(t);
+                } catch (NumberFormatException e) {
+                    yield text;
+                }
+            }
+        };
+    }
+
+    /** Whether the node is YAML null ({@code ~}, {@code null} or nothing). */
+    public static boolean isNull(Node node) {
+        return node instanceof ScalarNode s && s.getTag().equals(Tag.NULL);
+    }
+
+    /** "a mapping", "a list", "a string", ... for messages about a wrongly typed value. */
+    public static String describe(Node node) {
+        return switch (node) {
+            case MappingNode m -> "a mapping";
+            case SequenceNode s -> "a list";
+            case ScalarNode s when s.getTag().equals(Tag.NULL) -> "an empty value";
+            case ScalarNode s when s.getTag().equals(Tag.BOOL) -> "a boolean (" + s.getValue() + ")";
+            case ScalarNode s when s.getTag().equals(Tag.INT) || s.getTag().equals(Tag.FLOAT) -> "a number (" + s.getValue() + ")";
+            case ScalarNode s -> "a string ('" + abbreviate(s.getValue()) + "')";
+            default -> "a " + node.getNodeId();
+        };
+    }
+
+    private static String abbreviate(String s) {
+        String line = oneLine(s);
+        return line.length() > 40 ? line.substring(0, 37) + "..." : line;
+    }
+
+    /** Collapses line breaks so that every message stays one line. */
+    static String oneLine(String s) {
+        return s.replaceAll("\\s*[\\r\\n]+\\s*", " ").trim();
+    }
+
+    /** Keys written in a mapping, for "did you mean" among siblings. */
+    static Set<String> keysOf(List<Entry> entries) {
+        Set<String> keys = new java.util.LinkedHashSet<>();
+        entries.forEach(e -> keys.add(e.key()));
+        return keys;
+    }
+}

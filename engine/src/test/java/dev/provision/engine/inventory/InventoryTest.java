@@ -1,0 +1,213 @@
+package dev.provision.engine.inventory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.engine.source.InvalidInputException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InventoryTest {
+    @TempDir
+    Path dir;
+
+    private Path write(String name, String text) throws IOException {
+        Path file = dir.resolve(name);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text);
+        return file;
+    }
+
+    private Inventory load(String inventoryText) throws Exception {
+        Path file = write("inventory/hosts.yml", inventoryText);
+        return Inventory.load(List.of(file.toString()), dir.resolve("playbooks"));
+    }
+
+    private static List<String> names(List<Host> hosts) {
+        return hosts.stream().map(Host::name).toList();
+    }
+
+    private static final String CLUSTER = """
+            all:
+              vars: {level: all, ntp: pool}
+              hosts:
+                head: {ansible_host: 10.0.0.1}
+              children:
+                gpu:
+                  vars: {level: gpu}
+                  children:
+                    rack1:
+                      vars: {level: rack1}
+                      hosts:
+                        node[01:02]:
+                    rack2:
+                      hosts:
+                        node03: {level: host}
+                storage:
+                  hosts:
+                    nas1:
+                    node01:
+            """;
+
+    @Test
+    void readsGroupsChildrenAndHostsInOrder() throws Exception {
+        Inventory inventory = load(CLUSTER);
+        assertEquals(List.of("head", "node01", "node02", "node03", "nas1"), names(inventory.hosts()));
+        assertEquals(List.of("node01", "node02", "node03"), inventory.groups().get("gpu"));
+        assertEquals(List.of("node01", "nas1"), inventory.groups().get("storage"));
+        assertEquals(List.of("head"), inventory.groups().get("ungrouped"));
+        assertEquals(5, inventory.groups().get("all").size());
+        Host node01 = inventory.host("node01").orElseThrow();
+        assertEquals(List.of("all", "gpu", "storage", "rack1"), node01.groups());
+        assertEquals(List.of("gpu", "rack1", "storage"), node01.vars().get("group_names"));
+        assertEquals("node01", node01.vars().get("inventory_hostname"));
+        assertEquals("10.0.0.1", inventory.host("head").orElseThrow().vars().get("ansible_host"));
+    }
+
+    @Test
+    void mergesVarsFromAllThroughParentAndChildGroupsToTheHost() throws Exception {
+        Inventory inventory = load(CLUSTER);
+        assertEquals("rack1", inventory.host("node02").orElseThrow().vars().get("level"));
+        assertEquals("host", inventory.host("node03").orElseThrow().vars().get("level"));
+        assertEquals("all", inventory.host("nas1").orElseThrow().vars().get("level"));
+        assertEquals("pool", inventory.host("node03").orElseThrow().vars().get("ntp"));
+    }
+
+    @Test
+    void letsGroupVarsBesideThePlaybookWinOverThoseBesideTheInventory() throws Exception {
+        write("inventory/group_vars/all.yml", "ntp: inventory-dir\nfrom_inventory_dir: 1\n");
+        write("inventory/group_vars/gpu/a.yml", "driver: 550\n");
+        write("inventory/group_vars/gpu/b.yaml", "cuda: 12\n");
+        write("inventory/host_vars/node03.yml", "level: host-file\n");
+        write("playbooks/group_vars/all", "ntp: playbook-dir\n");
+        write("playbooks/host_vars/node01.example.com.yml", "fqdn: true\n");
+        Inventory inventory = load(CLUSTER + "    more:\n      hosts:\n        node01.example.com:\n");
+        Map<String, Object> node03 = inventory.host("node03").orElseThrow().vars();
+        assertEquals("playbook-dir", node03.get("ntp"));
+        assertEquals(1, node03.get("from_inventory_dir"));
+        assertEquals(550, node03.get("driver"));
+        assertEquals(12, node03.get("cuda"));
+        assertEquals("host-file", node03.get("level"));
+        Map<String, Object> fqdn = inventory.host("node01.example.com").orElseThrow().vars();
+        assertEquals(true, fqdn.get("fqdn"));
+        assertEquals("node01", fqdn.get("inventory_hostname_short"));
+    }
+
+    @Test
+    void letsChildGroupVarsFilesWinOverParentInventoryVars() throws Exception {
+        write("inventory/group_vars/rack2.yml", "level: rack2-file\n");
+        Inventory inventory = load(CLUSTER.replace("node03: {level: host}", "node03:"));
+        assertEquals("rack2-file", inventory.host("node03").orElseThrow().vars().get("level"));
+    }
+
+    @Test
+    void expandsHostRanges() throws Exception {
+        Inventory inventory = load("""
+                all:
+                  hosts:
+                    node[08:10]:
+                    gpu[1:3:2]:
+                    rack[a:b]-n[1:2]:
+                """);
+        assertEquals(List.of("node08", "node09", "node10", "gpu1", "gpu3", "racka-n1", "racka-n2", "rackb-n1", "rackb-n2"),
+                names(inventory.hosts()));
+    }
+
+    @Test
+    void makesLocalhostLocal() throws Exception {
+        Inventory inventory = load("""
+                all:
+                  hosts:
+                    localhost:
+                    other: {ansible_connection: ssh}
+                """);
+        assertEquals("local", inventory.host("localhost").orElseThrow().vars().get("ansible_connection"));
+        assertEquals("ssh", inventory.host("other").orElseThrow().vars().get("ansible_connection"));
+    }
+
+    @Test
+    void hasOnlyLocalhostWithoutSources() throws Exception {
+        Inventory inventory = Inventory.load(List.of(), dir);
+        assertEquals(List.of("localhost"), names(inventory.hosts()));
+        assertEquals("local", inventory.hosts().getFirst().vars().get("ansible_connection"));
+        assertEquals(List.of("localhost"), names(inventory.select("all")));
+    }
+
+    @Test
+    void offersAnImplicitLocalhostOutsideAll() throws Exception {
+        write("inventory/group_vars/all.yml", "ntp: pool\n");
+        Inventory inventory = load("all:\n  hosts:\n    node1:\n");
+        Host localhost = inventory.host("localhost").orElseThrow();
+        assertEquals("local", localhost.vars().get("ansible_connection"));
+        assertEquals("pool", localhost.vars().get("ntp"));
+        assertEquals(List.of("localhost"), names(inventory.select("localhost")));
+        assertEquals(List.of("node1"), names(inventory.select("all")));
+        assertFalse(inventory.hosts().contains(localhost));
+    }
+
+    @Test
+    void readsCommaListsAsUngroupedHosts() throws Exception {
+        Inventory inventory = Inventory.load(List.of("node1,node2:2222", "single,"), dir);
+        assertEquals(List.of("node1", "node2", "single"), names(inventory.hosts()));
+        assertEquals(List.of("node1", "node2", "single"), inventory.groups().get("ungrouped"));
+        assertEquals(2222, inventory.host("node2").orElseThrow().vars().get("ansible_port"));
+    }
+
+    @Test
+    void readsEveryYamlFileOfADirectorySource() throws Exception {
+        write("inv/a.yml", "gpu:\n  hosts:\n    node1:\n");
+        write("inv/b.yaml", "cpu:\n  hosts:\n    node2:\n");
+        write("inv/notes.txt", "not an inventory");
+        write("inv/group_vars/gpu.yml", "driver: 550\n");
+        Inventory inventory = Inventory.load(List.of(dir.resolve("inv").toString()), dir);
+        assertEquals(List.of("node1", "node2"), names(inventory.hosts()));
+        assertEquals(550, inventory.host("node1").orElseThrow().vars().get("driver"));
+        assertEquals(List.of("node1"), inventory.groups().get("gpu"));
+    }
+
+    @Test
+    void selectsHostsWithAnsiblePatterns() throws Exception {
+        Inventory inventory = load(CLUSTER);
+        assertEquals(List.of("head", "node01", "node02", "node03", "nas1"), names(inventory.select("*")));
+        assertEquals(List.of("node01", "node02", "node03", "nas1"), names(inventory.select("gpu:storage")));
+        assertEquals(List.of("node01", "node02", "node03", "nas1"), names(inventory.select("storage,gpu")));
+        assertEquals(List.of("node01"), names(inventory.select("gpu:&storage")));
+        assertEquals(List.of("node02", "node03"), names(inventory.select("gpu:!storage")));
+        assertEquals(List.of("head", "nas1"), names(inventory.select("!gpu")));
+        assertEquals(List.of("node01", "node02", "node03"), names(inventory.select("node0*")));
+        assertEquals(List.of("node01", "node02", "node03"), names(inventory.select("rack?")));
+        assertEquals(List.of("node02", "node03"), names(inventory.select("~node0[23]")));
+        assertEquals(List.of("head"), names(inventory.select("head:nobody")));
+        assertEquals(List.of(), names(inventory.select("nobody")));
+    }
+
+    @Test
+    void rejectsAnEmptyPatternAndABadRegex() throws Exception {
+        Inventory inventory = load(CLUSTER);
+        assertThrows(InvalidInputException.class, () -> inventory.select(" : "));
+        InvalidInputException error = assertThrows(InvalidInputException.class, () -> inventory.select("~node[0"));
+        assertTrue(error.problem().startsWith("bad regular expression in host pattern '~node[0'"), error.problem());
+    }
+
+    @Test
+    void reportsAMissingSource() {
+        InvalidInputException error = assertThrows(InvalidInputException.class,
+                () -> Inventory.load(List.of(dir.resolve("nope.yml").toString()), dir));
+        assertTrue(error.getMessage().startsWith("<command line>: inventory '" + dir.resolve("nope.yml") + "' not found"),
+                error.getMessage());
+    }
+
+    @Test
+    void reportsAMalformedGroupVarsFileAtItsPosition() throws Exception {
+        Path bad = write("inventory/group_vars/gpu.yml", "- not\n- a mapping\n");
+        InvalidInputException error = assertThrows(InvalidInputException.class, () -> load(CLUSTER));
+        assertEquals(bad + ":1:1: a vars file must be a mapping (key: value lines), not a list", error.getMessage());
+    }
+}

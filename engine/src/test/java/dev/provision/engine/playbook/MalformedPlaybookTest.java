@@ -1,0 +1,89 @@
+package dev.provision.engine.playbook;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.source.InvalidInputException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * One malformed file per case under {@code src/test/resources/malformed/}: the error must name the
+ * exact file, line and column, say what is wrong in one line.
+ */
+class MalformedPlaybookTest {
+
+    private static Path malformed(String relative) throws URISyntaxException {
+        return Path.of(MalformedPlaybookTest.class.getResource("/malformed/" + relative).toURI());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            bad-yaml.yml              | bad-yaml.yml:4:13              | invalid YAML: mapping values are not allowed here
+            unclosed-quote.yml        | unclosed-quote.yml:5:1         | invalid YAML: found unexpected end of stream
+            empty.yml                 | empty.yml:1:1                  | playbook is empty
+            top-level-mapping.yml     | top-level-mapping.yml:1:1      | a playbook must be a list of plays, not a mapping; start each play with '- '
+            play-not-mapping.yml      | play-not-mapping.yml:3:3       | a play must be a mapping
+            unknown-play-keyword.yml  | unknown-play-keyword.yml:2:3   | unknown keyword 'taks' in a play (did you mean 'tasks'?)
+            module-at-play-level.yml  | module-at-play-level.yml:2:3   | 'copy' is a task, not a play keyword
+            not-supported.yml         | not-supported.yml:2:3          | 'remote_user' is not supported yet; set ansible_user in the inventory
+            missing-hosts.yml         | missing-hosts.yml:1:3          | play 'no hosts here' has no 'hosts'
+            become-maybe.yml          | become-maybe.yml:2:11          | 'become' must be true or false, not a string ('maybe')
+            task-not-mapping.yml      | task-not-mapping.yml:3:7       | a task must be a mapping
+            unknown-module.yml        | unknown-module.yml:4:7         | unknown module or keyword 'coppy' (did you mean 'copy'?)
+            two-modules.yml           | two-modules.yml:5:7            | two modules in one task ('copy' at line 4 and 'file')
+            no-module.yml             | no-module.yml:3:7              | task 'does nothing' names no module
+            when-mapping.yml          | when-mapping.yml:4:13          | 'when' must be a condition
+            retries-lots.yml          | retries-lots.yml:5:16          | 'retries' must be a whole number, not a string ('lots')
+            duplicate-key.yml         | duplicate-key.yml:5:7          | duplicate key 'name' (first written at line 3)
+            listen-on-task.yml        | listen-on-task.yml:4:7         | 'listen' is only for handlers
+            unknown-param.yml         | unknown-param.yml:5:9          | unknown parameter 'dst' for module 'copy' (did you mean 'dest'?)
+            free-form-not-allowed.yml | free-form-not-allowed.yml:3:13 | module 'copy' takes no free-form string
+            missing-include.yml       | missing-include.yml:3:21       | task file 'nope.yml' not found; looked in
+            missing-role.yml          | missing-role.yml:4:7           | role 'nope' not found; looked in
+            missing-vars-file.yml     | missing-vars-file.yml:3:7      | vars file 'nope.yml' not found; looked in
+            dynamic-include.yml       | dynamic-include.yml:3:22       | dynamic includes are not supported
+            include-loop.yml          | include-loop.yml:4:7           | dynamic includes are not supported
+            include-cycle.yml         | cycle-b.yml:3:11               | include cycle: cycle-a.yml -> cycle-b.yml -> cycle-a.yml
+            error-in-included-file.yml| tasks/broken.yml:5:3           | unknown module or keyword 'registr' (did you mean 'register'?)
+            """)
+    void reportsPlaybookMistakeAtItsPosition(String file, String position, String phrase) throws Exception {
+        Path playbook = malformed("playbook/" + file);
+        InvalidInputException error = assertThrows(InvalidInputException.class,
+                () -> PlaybookLoader.load(playbook, new FakeCatalog()));
+        assertReported(error, playbook.getParent().resolve(position.substring(0, position.indexOf(':'))),
+                position.substring(position.indexOf(':')), phrase);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            bad-yaml.yml         | 5:1   | invalid YAML
+            not-mapping.yml      | 1:1   | an inventory must be a mapping of groups
+            hosts-list.yml       | 5:9   | 'hosts' of group 'gpu' must be a mapping of host names, not a list
+            bad-range.yml        | 5:9   | bad host range 'node[5:1]': start 5 is after end 1
+            mixed-range.yml      | 3:5   | bad host range 'node[a:5]'
+            host-and-group.yml   | 8:9   | 'gpu' is both a host and a group
+            unknown-key.yml      | 4:7   | unknown key 'host' in group 'gpu' (did you mean 'hosts'?); a group holds only hosts, vars and children
+            host-vars-scalar.yml | 3:12  | the vars of host 'node1' must be a mapping
+            group-cycle.yml      | 3:5   | group 'a' is its own child (a -> b -> a)
+            duplicate-host.yml   | 5:5   | duplicate key 'node1'
+            """)
+    void reportsInventoryMistakeAtItsPosition(String file, String position, String phrase) throws Exception {
+        Path inventory = malformed("inventory/" + file);
+        InvalidInputException error = assertThrows(InvalidInputException.class,
+                () -> Inventory.load(List.of(inventory.toString()), inventory.getParent()));
+        assertReported(error, inventory, ":" + position, phrase);
+    }
+
+    private static void assertReported(InvalidInputException error, Path file, String lineColumn, String phrase) {
+        String message = error.getMessage();
+        String prefix = file + lineColumn + ": ";
+        assertTrue(message.startsWith(prefix), () -> "expected prefix " + prefix + " in: " + message);
+        assertTrue(message.contains(phrase), () -> "expected '" + phrase + "' in: " + message);
+        assertTrue(!message.contains("\n") && !message.contains("\r"), () -> "not one line: " + message);
+    }
+}

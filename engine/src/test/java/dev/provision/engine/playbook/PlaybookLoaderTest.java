@@ -1,0 +1,507 @@
+package dev.provision.engine.playbook;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.source.SourcePosition;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PlaybookLoaderTest {
+    @TempDir
+    Path dir;
+
+    private Path write(String name, String text) throws IOException {
+        Path file = dir.resolve(name);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text);
+        return file;
+    }
+
+    private Playbook load(String text) throws Exception {
+        return PlaybookLoader.load(write("site.yml", text), new FakeCatalog());
+    }
+
+    private static Task task(List<TaskNode> nodes, int index) {
+        return assertInstanceOf(Task.class, nodes.get(index));
+    }
+
+    @Test
+    void readsPlayKeywordsAndDefaults() throws Exception {
+        Playbook playbook = load("""
+                - name: bring up
+                  hosts: [gpu, "!node07"]
+                  serial: [1, "30%"]
+                  max_fail_percentage: 20
+                  any_errors_fatal: true
+                  become: yes
+                  become_user: admin
+                  tags: [setup]
+                  vars: {answer: 42}
+                  tasks: []
+                - hosts: all
+                """);
+        Play first = playbook.plays().get(0);
+        assertEquals("bring up", first.name());
+        assertEquals("gpu:!node07", first.hosts());
+        assertEquals(List.of("1", "30%"), first.serial());
+        assertEquals(Optional.of(20), first.maxFailPercentage());
+        assertTrue(first.anyErrorsFatal());
+        assertEquals(Optional.of(true), first.become());
+        assertEquals(Optional.of("admin"), first.becomeUser());
+        assertEquals(Set.of("setup"), first.tags());
+        assertEquals(Map.of("answer", 42), first.vars());
+        assertTrue(first.gatherFacts());
+        Play second = playbook.plays().get(1);
+        assertEquals(List.of(), second.serial());
+        assertEquals(Optional.empty(), second.become());
+        assertFalse(second.anyErrorsFatal());
+        assertEquals(new SourcePosition(dir.resolve("site.yml").toString(), 11, 3), second.position());
+    }
+
+    @Test
+    void keepsThePositionOfTasksAndOfEachArgument() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - name: write it
+                      copy:
+                        dest: /etc/motd
+                        content: hello
+                """);
+        Task task = task(playbook.plays().getFirst().tasks(), 0);
+        String file = dir.resolve("site.yml").toString();
+        assertEquals(new SourcePosition(file, 3, 7), task.position());
+        assertEquals(new SourcePosition(file, 5, 9), task.argPositions().get("dest"));
+        assertEquals(new SourcePosition(file, 6, 9), task.argPositions().get("content"));
+        assertEquals("copy", task.module());
+        assertEquals(dir.toAbsolutePath().normalize(), task.baseDirectory());
+    }
+
+    @Test
+    void resolvesScalarsAsYaml11ButKeepsFileModesAsWritten() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  vars:
+                    on: yes
+                    off: "no"
+                    count: 3
+                    big: 12345678901
+                    ratio: 1.5
+                    nothing: ~
+                    mode: 0644
+                    hex: 0x1F
+                    nested: {list: [1, two]}
+                """);
+        Map<String, Object> vars = playbook.plays().getFirst().vars();
+        assertEquals(Boolean.TRUE, vars.get("on"));
+        assertEquals("no", vars.get("off"));
+        assertEquals(3, vars.get("count"));
+        assertEquals(12345678901L, vars.get("big"));
+        assertEquals(1.5, vars.get("ratio"));
+        assertTrue(vars.containsKey("nothing"));
+        assertNull(vars.get("nothing"));
+        assertEquals("0644", vars.get("mode"));
+        assertEquals(31, vars.get("hex"));
+        assertEquals(Map.of("list", List.of(1, "two")), vars.get("nested"));
+    }
+
+    @Test
+    void appliesMergeKeys() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  vars:
+                    base: &base {user: root, port: 22}
+                    node: {<<: *base, port: 2222}
+                """);
+        assertEquals(Map.of("user", "root", "port", 2222), playbook.plays().getFirst().vars().get("node"));
+    }
+
+    @Test
+    void mapsPrefixedModuleNamesToTheirCanonicalName() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - ansible.builtin.debug: {msg: a}
+                    - ansible.legacy.debug: {msg: b}
+                """);
+        assertEquals("debug", task(playbook.plays().getFirst().tasks(), 0).module());
+        assertEquals("debug", task(playbook.plays().getFirst().tasks(), 1).module());
+    }
+
+    @Test
+    void keepsAFreeFormStringAndMergesArgs() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - command: nvidia-smi -L
+                      args:
+                        creates: /tmp/done
+                """);
+        Task task = task(playbook.plays().getFirst().tasks(), 0);
+        assertEquals(Map.of(Task.FREE_FORM, "nvidia-smi -L", "creates", "/tmp/done"), task.args());
+        assertEquals(3, task.argPositions().get(Task.FREE_FORM).line());
+        assertEquals(5, task.argPositions().get("creates").line());
+    }
+
+    @Test
+    void letsInlineArgumentsWinOverArgs() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - copy: {dest: /inline, content: x}
+                      args: {dest: /from-args, mode: "0600"}
+                """);
+        Task task = task(playbook.plays().getFirst().tasks(), 0);
+        assertEquals("/inline", task.args().get("dest"));
+        assertEquals("0600", task.args().get("mode"));
+    }
+
+    @Test
+    void acceptsParameterAliasesAndAnyKeysWhereTheSpecAllows() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - file: {dest: /tmp/x, state: touch}
+                    - set_fact: {anything_goes: 1}
+                    - debug:
+                """);
+        assertEquals("/tmp/x", task(playbook.plays().getFirst().tasks(), 0).args().get("dest"));
+        assertEquals(Map.of("anything_goes", 1), task(playbook.plays().getFirst().tasks(), 1).args());
+        assertEquals(Map.of(), task(playbook.plays().getFirst().tasks(), 2).args());
+    }
+
+    @Test
+    void readsConditionsFromStringsBooleansAndLists() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - debug: {msg: a}
+                      when: gpu_count > 0
+                    - debug: {msg: b}
+                      when: yes
+                    - debug: {msg: c}
+                      when: [a == 1, false]
+                """);
+        List<TaskNode> tasks = playbook.plays().getFirst().tasks();
+        assertEquals(List.of("gpu_count > 0"), task(tasks, 0).when().stream().map(Expression::text).toList());
+        assertEquals(List.of("true"), task(tasks, 1).when().stream().map(Expression::text).toList());
+        assertEquals(List.of("a == 1", "false"), task(tasks, 2).when().stream().map(Expression::text).toList());
+        assertEquals(8, task(tasks, 2).when().get(0).position().line());
+    }
+
+    @Test
+    void readsLoopsWithTheirControl() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - debug: {msg: "${pkg}"}
+                      loop: [a, b]
+                      loop_control: {loop_var: pkg, label: "${pkg}"}
+                    - debug: {msg: x}
+                      loop: "${groups.gpu}"
+                    - debug: {msg: x}
+                      with_items: [[1, 2], 3]
+                """);
+        List<TaskNode> tasks = playbook.plays().getFirst().tasks();
+        Loop first = task(tasks, 0).loop().orElseThrow();
+        assertEquals(List.of("a", "b"), first.items());
+        assertEquals("pkg", first.loopVar());
+        assertEquals("${pkg}", first.label());
+        assertEquals("${groups.gpu}", task(tasks, 1).loop().orElseThrow().items());
+        assertEquals("item", task(tasks, 1).loop().orElseThrow().loopVar());
+        assertEquals(List.of(1, 2, 3), task(tasks, 2).loop().orElseThrow().items());
+    }
+
+    @Test
+    void defaultsRetriesOnlyWhenUntilIsGiven() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - command: /bin/check
+                      register: out
+                      until: [out.rc == 0, out.stdout != ""]
+                    - command: /bin/check
+                      until: out.rc == 0
+                      retries: 10
+                      delay: 1
+                    - debug: {msg: x}
+                """);
+        List<TaskNode> tasks = playbook.plays().getFirst().tasks();
+        assertEquals(3, task(tasks, 0).retries());
+        assertEquals(5, task(tasks, 0).delaySeconds());
+        assertEquals("(out.rc == 0) && (out.stdout != \"\")", task(tasks, 0).until().orElseThrow().text());
+        assertEquals(Optional.of("out"), task(tasks, 0).register());
+        assertEquals(10, task(tasks, 1).retries());
+        assertEquals(1, task(tasks, 1).delaySeconds());
+        assertEquals(0, task(tasks, 2).retries());
+    }
+
+    @Test
+    void readsTheRemainingTaskKeywords() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - name: all of them
+                      debug: {msg: x}
+                      notify: restart chrony
+                      changed_when: false
+                      failed_when: out.rc > 1
+                      ignore_errors: true
+                      run_once: true
+                      delegate_to: localhost
+                      no_log: true
+                      become: false
+                      become_user: nobody
+                      tags: "a, b"
+                      vars: {v: 1}
+                    - debug: {msg: y}
+                      notify: [one, two]
+                """);
+        Task t = task(playbook.plays().getFirst().tasks(), 0);
+        assertEquals(List.of("restart chrony"), t.notifies());
+        assertEquals("false", t.changedWhen().orElseThrow().text());
+        assertEquals("out.rc > 1", t.failedWhen().orElseThrow().text());
+        assertTrue(t.ignoreErrors() && t.runOnce() && t.noLog());
+        assertEquals(Optional.of("localhost"), t.delegateTo());
+        assertEquals(Optional.of(false), t.become());
+        assertEquals(Optional.of("nobody"), t.becomeUser());
+        assertEquals(Set.of("a", "b"), t.tags());
+        assertEquals(Map.of("v", 1), t.vars());
+        assertEquals(List.of("one", "two"), task(playbook.plays().getFirst().tasks(), 1).notifies());
+    }
+
+    @Test
+    void pushesBlockKeywordsDownOntoNestedTasks() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - name: outer
+                      when: outer_ok
+                      tags: [outer]
+                      vars: {shared: outer, only_outer: 1}
+                      become: true
+                      ignore_errors: true
+                      block:
+                        - name: inner block
+                          when: inner_ok
+                          vars: {shared: inner}
+                          block:
+                            - debug: {msg: deep}
+                              when: own
+                              become: false
+                              tags: deep
+                      rescue:
+                        - debug: {msg: rescued}
+                      always:
+                        - debug: {msg: always}
+                """);
+        Block outer = assertInstanceOf(Block.class, playbook.plays().getFirst().tasks().getFirst());
+        assertEquals("outer", outer.name());
+        Block inner = assertInstanceOf(Block.class, outer.block().getFirst());
+        Task deep = task(inner.block(), 0);
+        assertEquals(List.of("outer_ok", "inner_ok", "own"), deep.when().stream().map(Expression::text).toList());
+        assertEquals(Set.of("outer", "deep"), deep.tags());
+        assertEquals(Map.of("shared", "inner", "only_outer", 1), deep.vars());
+        assertEquals(Optional.of(false), deep.become());
+        assertTrue(deep.ignoreErrors());
+        Task rescued = task(outer.rescue(), 0);
+        assertEquals(List.of("outer_ok"), rescued.when().stream().map(Expression::text).toList());
+        assertEquals(Optional.of(true), rescued.become());
+        assertEquals(1, outer.always().size());
+    }
+
+    @Test
+    void resolvesImportsAndIncludesStaticallyWithTheirKeywords() throws Exception {
+        write("tasks/gpu.yml", """
+                - debug: {msg: gpu}
+                - include_tasks: nested/more.yml
+                """);
+        write("tasks/nested/more.yml", """
+                - debug: {msg: more}
+                """);
+        write("common.yml", "- debug: {msg: common}\n");
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - import_tasks: tasks/gpu.yml
+                      when: has_gpu
+                      tags: gpu
+                      vars: {x: 1}
+                    - ansible.builtin.include_tasks:
+                        file: common.yml
+                """);
+        List<TaskNode> tasks = playbook.plays().getFirst().tasks();
+        assertEquals(3, tasks.size());
+        Task gpu = task(tasks, 0);
+        Task more = task(tasks, 1);
+        assertEquals(List.of("has_gpu"), more.when().stream().map(Expression::text).toList());
+        assertEquals(Set.of("gpu"), more.tags());
+        assertEquals(Map.of("x", 1), more.vars());
+        assertEquals(dir.resolve("tasks/gpu.yml").toString(), gpu.position().file());
+        assertEquals(dir.resolve("tasks/nested/more.yml").toString(), more.position().file());
+        assertEquals(Map.of("msg", "common"), task(tasks, 2).args());
+    }
+
+    @Test
+    void expandsRolesBeforeThePlayTasks() throws Exception {
+        write("roles/chrony/tasks/main.yml", """
+                - name: configure
+                  copy: {dest: /etc/chrony.conf, content: "${servers}"}
+                  notify: restart chrony
+                - import_tasks: extra.yml
+                """);
+        write("roles/chrony/tasks/extra.yml", "- debug: {msg: extra}\n");
+        write("roles/chrony/handlers/main.yml", """
+                - name: restart chrony
+                  command: systemctl restart chronyd
+                  listen: [time changed]
+                """);
+        write("roles/chrony/defaults/main.yml", "servers: pool.ntp.org\nport: 123\n");
+        write("roles/chrony/vars/main.yml", "service: chronyd\n");
+        Playbook playbook = load("""
+                - hosts: all
+                  pre_tasks:
+                    - debug: {msg: pre}
+                  roles:
+                    - role: chrony
+                      servers: ntp.local
+                      vars: {extra: 1}
+                      when: use_chrony
+                      tags: time
+                  tasks:
+                    - debug: {msg: play}
+                  post_tasks:
+                    - debug: {msg: post}
+                  handlers:
+                    - name: play handler
+                      debug: {msg: h}
+                """);
+        Play play = playbook.plays().getFirst();
+        assertEquals(1, play.preTasks().size());
+        assertEquals(1, play.postTasks().size());
+        assertEquals(3, play.tasks().size());
+        Task configure = task(play.tasks(), 0);
+        RoleContext role = configure.role().orElseThrow();
+        assertEquals("chrony", role.name());
+        assertEquals(dir.resolve("roles/chrony").toAbsolutePath().normalize(), role.directory());
+        assertEquals(Map.of("servers", "pool.ntp.org", "port", 123), role.defaults());
+        assertEquals(Map.of("service", "chronyd", "extra", 1, "servers", "ntp.local"), role.vars());
+        assertEquals(role.directory(), configure.baseDirectory());
+        assertEquals("chrony : configure", configure.displayName());
+        assertEquals(List.of("use_chrony"), configure.when().stream().map(Expression::text).toList());
+        assertEquals(Set.of("time"), configure.tags());
+        assertEquals(Map.of(), configure.vars());
+        assertEquals("extra", task(play.tasks(), 1).args().get("msg"));
+        Task playTask = task(play.tasks(), 2);
+        assertEquals(Optional.empty(), playTask.role());
+        assertEquals(List.of("restart chrony", "play handler"), play.handlers().stream().map(Task::name).toList());
+        assertEquals(List.of("time changed"), play.handlers().getFirst().listen());
+    }
+
+    @Test
+    void acceptsARoleWithoutTasks() throws Exception {
+        Files.createDirectories(dir.resolve("roles/empty/defaults"));
+        Playbook playbook = load("""
+                - hosts: all
+                  roles: [empty]
+                """);
+        assertEquals(List.of(), playbook.plays().getFirst().tasks());
+    }
+
+    @Test
+    void rejectsRoleDependencies() throws Exception {
+        write("roles/app/meta/main.yml", "dependencies: [common]\n");
+        InvalidInputException error = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  roles: [app]
+                """));
+        assertTrue(error.getMessage().contains("role dependencies are not supported yet"), error.getMessage());
+    }
+
+    @Test
+    void mergesVarsFilesInOrder() throws Exception {
+        write("vars/one.yml", "a: 1\nb: 1\n");
+        write("vars/two.yml", "b: 2\n");
+        Playbook playbook = load("""
+                - hosts: all
+                  vars_files: [vars/one.yml, vars/two.yml]
+                """);
+        assertEquals(Map.of("a", 1, "b", 2), playbook.plays().getFirst().varsFiles());
+    }
+
+    @Test
+    void pushesPlayTagsDownOntoTasksAndHandlers() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tags: cluster
+                  tasks:
+                    - debug: {msg: x}
+                      tags: one
+                  handlers:
+                    - name: h
+                      debug: {msg: h}
+                """);
+        assertEquals(Set.of("cluster", "one"), task(playbook.plays().getFirst().tasks(), 0).tags());
+        assertEquals(Set.of("cluster"), playbook.plays().getFirst().handlers().getFirst().tags());
+    }
+
+    @Test
+    void importsPlaybooksRelativeToTheImportingFile() throws Exception {
+        write("more/other.yml", """
+                - hosts: gpu
+                  tasks:
+                    - debug: {msg: other}
+                """);
+        Playbook playbook = load("""
+                - hosts: all
+                - import_playbook: more/other.yml
+                """);
+        assertEquals(List.of("all", "gpu"), playbook.plays().stream().map(Play::hosts).toList());
+        assertEquals(dir.resolve("more").toAbsolutePath().normalize(),
+                task(playbook.plays().get(1).tasks(), 0).baseDirectory());
+    }
+
+    @Test
+    void rejectsBlocksInHandlers() {
+        InvalidInputException error = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  handlers:
+                    - block:
+                        - debug: {msg: x}
+                """));
+        assertEquals("blocks are not supported in handlers; write the handlers one by one", error.problem());
+        assertEquals(3, error.position().line());
+    }
+
+    @Test
+    void reportsAMissingPlaybookFile() {
+        InvalidInputException error = assertThrows(InvalidInputException.class,
+                () -> PlaybookLoader.load(dir.resolve("nope.yml"), new FakeCatalog()));
+        assertEquals(dir.resolve("nope.yml") + ": playbook file not found", error.getMessage());
+    }
+
+    @Test
+    void rejectsAnUnknownParameterInArgs() {
+        InvalidInputException error = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  tasks:
+                    - command: ls
+                      args: {chdir: /tmp}
+                """));
+        assertEquals("unknown parameter 'chdir' for module 'command'; it takes cmd, creates", error.problem());
+        assertEquals(new SourcePosition(dir.resolve("site.yml").toString(), 4, 14), error.position());
+    }
+}

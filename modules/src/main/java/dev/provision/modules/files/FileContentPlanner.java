@@ -1,0 +1,132 @@
+package dev.provision.modules.files;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.modules.spi.Change;
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.Command.Attributes;
+import dev.provision.modules.spi.Diff;
+import dev.provision.modules.spi.FileStat;
+import dev.provision.modules.spi.HostView;
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.Plan;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * "This path must be a file with this content and these attributes": the one planner behind
+ * {@code copy}, {@code template}, {@code lineinfile} and {@code blockinfile}.
+ *
+ * <p>A missing file becomes one {@code PutFile} (after checking that its directory exists); a file
+ * with other content becomes one {@code PutFile} with a content diff and, where they differ too, an
+ * attribute diff; a file with the right content but other attributes becomes one
+ * {@code SetAttributes}. A symlink is followed for reading and comparing; writing replaces the link
+ * with a file, as Ansible's {@code copy} does without {@code follow}.
+ */
+final class FileContentPlanner {
+    private FileContentPlanner() {
+    }
+
+    /** What is at a path now. The stat is the file's, a symlink followed. */
+    record Existing(FileStat stat, byte[] content) {
+        Existing {
+            requireNonNull(stat, "stat cannot be null");
+            requireNonNull(content, "content cannot be null");
+        }
+
+        /** The content as UTF-8 text, for the line editors. */
+        String text(String path) throws ModuleException {
+            return decode(content).orElseThrow(() -> new ModuleException(path + " is not UTF-8 text"));
+        }
+    }
+
+    /**
+     * Reads the current file; empty when the path (or a symlink's target) does not exist.
+     *
+     * @throws ModuleException when the path is a directory or not a regular file
+     */
+    static Optional<Existing> read(HostView host, String path) throws ModuleException {
+        Optional<FileStat> stat = FilePaths.statFollowing(host, path);
+        if (stat.isEmpty()) {
+            return Optional.empty();
+        }
+        switch (stat.get().type()) {
+            case DIRECTORY -> throw new ModuleException(path + " is a directory, not a file");
+            case FILE -> {
+            }
+            case LINK, OTHER -> throw new ModuleException(path + " is not a regular file");
+        }
+        byte[] content = host.readFile(path).orElseThrow(() -> new ModuleException("cannot read " + path));
+        return Optional.of(new Existing(stat.get(), content));
+    }
+
+    /** Reads the path, then plans as {@link #create} or {@link #update} with a generic summary. */
+    static Plan plan(HostView host, String path, byte[] wanted, Attributes attributes, String convergedReason)
+            throws ModuleException {
+        Optional<Existing> existing = read(host, path);
+        if (existing.isEmpty()) {
+            return create(host, path, wanted, attributes);
+        }
+        return update(path, existing.get(), wanted, attributes, "update " + path, convergedReason);
+    }
+
+    /** Plans a new file; fails when its directory is missing. */
+    static Plan create(HostView host, String path, byte[] wanted, Attributes attributes) throws ModuleException {
+        FilePaths.requireParentDirectory(host, path);
+        String summary = "create " + path + (attributes.isEmpty() ? "" : " (" + FileAttributes.describe(attributes) + ")");
+        return Plan.of(Change.withDiff(summary, contentDiff(path, new byte[0], wanted),
+                new Command.PutFile(path, wanted, attributes)));
+    }
+
+    /**
+     * Plans an existing file.
+     *
+     * @param summary what the content change does ({@code line added to /etc/x})
+     * @param convergedReason why nothing changes, when nothing does
+     */
+    static Plan update(String path, Existing existing, byte[] wanted, Attributes attributes, String summary,
+                       String convergedReason) {
+        Optional<Change> attributeChange = FileAttributes.change(path, existing.stat(), attributes);
+        if (Arrays.equals(existing.content(), wanted)) {
+            return attributeChange.map(Plan::of).orElseGet(() -> Plan.converged(convergedReason));
+        }
+        List<Diff> diffs = new ArrayList<>();
+        diffs.add(contentDiff(path, existing.content(), wanted));
+        FileAttributes.diff(path, existing.stat(), attributes).ifPresent(diffs::add);
+        Command put = new Command.PutFile(path, wanted, FileAttributes.keepingCurrent(existing.stat(), attributes));
+        return Plan.of(new Change(summary, diffs, List.of(put)));
+    }
+
+    /** A text diff, or one line about the sizes when either side is not text. */
+    static Diff contentDiff(String path, byte[] before, byte[] after) {
+        Optional<String> beforeText = decode(before);
+        Optional<String> afterText = decode(after);
+        if (beforeText.isPresent() && afterText.isPresent()) {
+            return new Diff(path, beforeText.get(), afterText.get());
+        }
+        return new Diff(path, "", "binary content differs (" + before.length + " bytes -> " + after.length + " bytes)\n");
+    }
+
+    /** Strict UTF-8 without NUL bytes, else empty: raw bytes must never reach a terminal. */
+    static Optional<String> decode(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b == 0) {
+                return Optional.empty();
+            }
+        }
+        try {
+            return Optional.of(StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes)).toString());
+        } catch (CharacterCodingException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.provision.modules.files;
+
+import dev.provision.modules.spi.FileStat;
+import dev.provision.modules.spi.HostView;
+import dev.provision.modules.spi.ModuleException;
+import java.util.Optional;
+
+/** Path arithmetic on the host's (POSIX) paths, which are strings, not this machine's Paths. */
+final class FilePaths {
+    private FilePaths() {
+    }
+
+    /** Commands carry absolute paths; a relative one would depend on the engine's working directory. */
+    static String requireAbsolute(String param, String path) throws ModuleException {
+        if (!path.startsWith("/")) {
+            throw new ModuleException(param + " must be an absolute path, got '" + path + "'");
+        }
+        return path;
+    }
+
+    /** The directory holding {@code path} ({@code /} for a top-level entry). */
+    static String parent(String path) {
+        String trimmed = stripTrailingSlashes(path);
+        int slash = trimmed.lastIndexOf('/');
+        return slash <= 0 ? "/" : trimmed.substring(0, slash);
+    }
+
+    static String basename(String path) {
+        String trimmed = stripTrailingSlashes(path);
+        return trimmed.substring(trimmed.lastIndexOf('/') + 1);
+    }
+
+    /** A symlink's target as an absolute path (relative targets count from the link's directory). */
+    static String resolveLink(String linkPath, String target) {
+        return target.startsWith("/") ? target : parent(linkPath) + (parent(linkPath).equals("/") ? "" : "/") + target;
+    }
+
+    /** Stats a path, following a final symlink once (enough for the links admins make). */
+    static Optional<FileStat> statFollowing(HostView host, String path) throws ModuleException {
+        Optional<FileStat> stat = host.stat(path);
+        if (stat.isPresent() && stat.get().type() == FileStat.Type.LINK) {
+            return host.stat(resolveLink(path, stat.get().linkTarget()));
+        }
+        return stat;
+    }
+
+    /** Fails unless the directory that would hold a new {@code path} exists, as Ansible does. */
+    static void requireParentDirectory(HostView host, String path) throws ModuleException {
+        String parent = parent(path);
+        Optional<FileStat> stat = statFollowing(host, parent);
+        if (stat.isEmpty()) {
+            throw new ModuleException("Destination directory " + parent + " does not exist");
+        }
+        if (stat.get().type() != FileStat.Type.DIRECTORY) {
+            throw new ModuleException("Destination " + parent + " is not a directory");
+        }
+    }
+
+    private static String stripTrailingSlashes(String path) {
+        String p = path;
+        while (p.length() > 1 && p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        return p;
+    }
+}

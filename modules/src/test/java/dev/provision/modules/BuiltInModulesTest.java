@@ -1,0 +1,28 @@
+package dev.provision.modules;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.modules.spi.TaskModule;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class BuiltInModulesTest {
+
+    @Test
+    void serviceLoaderFindsEveryBuiltInModuleOnce() {
+        List<TaskModule> modules = ServiceLoader.load(TaskModule.class).stream().map(ServiceLoader.Provider::get).toList();
+        Set<String> names = new TreeSet<>();
+        modules.forEach(m -> assertTrue(names.add(m.name()), "duplicate module name " + m.name()));
+        assertEquals(Set.of("file", "copy", "template", "lineinfile", "blockinfile", "command", "shell",
+                "assert", "fail", "debug", "set_fact"), names);
+    }
+
+    @Test
+    void everyModuleNameIsSnakeCase() {
+        ServiceLoader.load(TaskModule.class).forEach(m -> assertTrue(m.name().matches("[a-z][a-z_]*"), m.name()));
+    }
+}

@@ -1,0 +1,135 @@
+package dev.provision.modules.files;
+
+import static dev.provision.modules.testing.Expect.converged;
+import static dev.provision.modules.testing.Expect.fails;
+import static dev.provision.modules.testing.Expect.planned;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.modules.spi.Diff;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.testing.Args;
+import dev.provision.modules.testing.Expect;
+import dev.provision.modules.testing.FakeContext;
+import dev.provision.modules.testing.FakeHost;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class CopyModuleTest {
+    private final CopyModule module = new CopyModule();
+    @TempDir
+    Path controller;
+
+    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
+        return Arguments.of(name, host, args, expect);
+    }
+
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                row("new file from content", new FakeHost().directory("/etc"),
+                        Args.of("dest", "/etc/motd", "content", "hi\n"), planned("put /etc/motd [- - -] \"hi\\n\"")),
+                row("new file with attributes", new FakeHost().directory("/etc"),
+                        Args.of("dest", "/etc/motd", "content", "hi\n", "mode", "0600", "owner", "root"),
+                        planned("put /etc/motd [0600 root -] \"hi\\n\"")),
+                row("same content", new FakeHost().file("/etc/motd", "hi\n"),
+                        Args.of("dest", "/etc/motd", "content", "hi\n"), converged("/etc/motd already has the wanted content")),
+                row("same content and attributes", new FakeHost().file("/etc/motd", "hi\n", "0600", "root", "adm"),
+                        Args.of("dest", "/etc/motd", "content", "hi\n", "mode", "0600", "group", "adm"),
+                        converged("/etc/motd already has the wanted content and mode 0600, group adm")),
+                row("content differs keeps current attributes", new FakeHost().file("/etc/motd", "old\n", "0640", "root", "adm"),
+                        Args.of("dest", "/etc/motd", "content", "new\n"), planned("put /etc/motd [0640 root adm] \"new\\n\"")),
+                row("content and mode differ", new FakeHost().file("/etc/motd", "old\n", "0644", "root", "root"),
+                        Args.of("dest", "/etc/motd", "content", "new\n", "mode", "0600"), planned("put /etc/motd [0600 root root] \"new\\n\"")),
+                row("only the mode differs", new FakeHost().file("/etc/motd", "hi\n", "0644", "root", "root"),
+                        Args.of("dest", "/etc/motd", "content", "hi\n", "mode", "0600"), planned("attrs /etc/motd [0600 - -]")),
+                row("dest directory missing", new FakeHost(),
+                        Args.of("dest", "/nope/motd", "content", "x"), fails("Destination directory /nope does not exist")),
+                row("dest is a directory with content", new FakeHost().directory("/etc/motd"),
+                        Args.of("dest", "/etc/motd", "content", "x"), fails("/etc/motd is a directory, not a file")),
+                row("dest ending in / with content", new FakeHost().directory("/etc"),
+                        Args.of("dest", "/etc/", "content", "x"), fails("content has no file name")),
+                row("content and src together", new FakeHost(),
+                        Args.of("dest", "/etc/x", "content", "x", "src", "x"), fails("mutually exclusive: content, src")),
+                row("neither content nor src", new FakeHost(),
+                        Args.of("dest", "/etc/x"), fails("one of these parameters is required: content, src")),
+                row("src missing on the controller", new FakeHost().directory("/etc"),
+                        Args.of("dest", "/etc/x", "src", "nothere.conf"), fails("could not find nothere.conf")),
+                row("force=false leaves an existing file", new FakeHost().file("/etc/motd", "local\n"),
+                        Args.of("dest", "/etc/motd", "content", "ours\n", "force", "no"),
+                        converged("/etc/motd exists (force=false: its content is left alone)")),
+                row("force=false still creates", new FakeHost().directory("/etc"),
+                        Args.of("dest", "/etc/motd", "content", "ours\n", "force", false), planned("put /etc/motd [- - -] \"ours\\n\"")),
+                row("mistyped parameter", new FakeHost(),
+                        Args.of("dest", "/etc/x", "contnet", "x"), fails("unsupported parameter 'contnet' (did you mean 'content'?)")));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("cases")
+    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
+        Expect.check(module, new FakeContext(host, controller), args, expect);
+    }
+
+    static Stream<Arguments> plannedCases() {
+        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("plannedCases")
+    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
+        FakeContext context = new FakeContext(host, controller);
+        host.apply(module.plan(module.params().validate(args), context));
+        assertTrue(module.plan(module.params().validate(args), context).isEmpty());
+    }
+
+    @Test
+    void copiesAControllerFile() {
+        FakeContext context = new FakeContext(new FakeHost().directory("/etc/app"), controller).controllerFile("app.conf", "k=v\n");
+        Expect.check(module, context, Args.of("src", "app.conf", "dest", "/etc/app/app.conf"),
+                planned("put /etc/app/app.conf [- - -] \"k=v\\n\""));
+    }
+
+    @Test
+    void destEndingInSlashTakesTheBaseNameOfSrc() {
+        FakeContext context = new FakeContext(new FakeHost().directory("/etc/app"), controller).controllerFile("conf/app.conf", "k=v\n");
+        Expect.check(module, context, Args.of("src", "conf/app.conf", "dest", "/etc/app/"),
+                planned("put /etc/app/app.conf [- - -] \"k=v\\n\""));
+    }
+
+    @Test
+    void destNamingADirectoryTakesTheBaseNameOfSrc() {
+        FakeContext context = new FakeContext(new FakeHost().directory("/etc/app"), controller).controllerFile("app.conf", "k=v\n");
+        Expect.check(module, context, Args.of("src", "app.conf", "dest", "/etc/app"),
+                planned("put /etc/app/app.conf [- - -] \"k=v\\n\""));
+    }
+
+    @Test
+    void refusesToCopyADirectory() {
+        FakeContext context = new FakeContext(new FakeHost().directory("/etc"), controller).controllerFile("dir/inner", "x");
+        Expect.check(module, context, Args.of("src", "dir", "dest", "/etc/x"), fails("src dir is a directory"));
+    }
+
+    @Test
+    void diffIsLabelledWithThePathAndShowsBothContents() throws Exception {
+        FakeHost host = new FakeHost().file("/etc/motd", "old\n");
+        Plan plan = module.plan(module.params().validate(Args.of("dest", "/etc/motd", "content", "new\n", "mode", "0600")),
+                new FakeContext(host, controller));
+        assertEquals(List.of(new Diff("/etc/motd", "old\n", "new\n"), new Diff("/etc/motd", "mode: 0644\n", "mode: 0600\n")),
+                plan.changes().get(0).diffs());
+        assertEquals("update /etc/motd", plan.changes().get(0).summary());
+    }
+
+    @Test
+    void binaryContentIsSummarisedNotShown() throws Exception {
+        FakeHost host = new FakeHost().bytes("/opt/blob", new byte[] {0, 1, 2}, "0644", "root", "root");
+        FakeContext context = new FakeContext(host, controller).controllerFile("blob", new byte[] {(byte) 0xff, 0, 9, 9});
+        Plan plan = module.plan(module.params().validate(Args.of("dest", "/opt/blob", "src", "blob")), context);
+        assertEquals(List.of(new Diff("/opt/blob", "", "binary content differs (3 bytes -> 4 bytes)\n")), plan.changes().get(0).diffs());
+    }
+}

@@ -1,0 +1,138 @@
+package dev.provision.modules.files;
+
+import static dev.provision.modules.testing.Expect.converged;
+import static dev.provision.modules.testing.Expect.fails;
+import static dev.provision.modules.testing.Expect.planned;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.modules.spi.Diff;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.testing.Args;
+import dev.provision.modules.testing.Expect;
+import dev.provision.modules.testing.FakeContext;
+import dev.provision.modules.testing.FakeHost;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class FileModuleTest {
+    private final FileModule module = new FileModule();
+    @TempDir
+    Path controller;
+
+    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
+        return Arguments.of(name, host, args, expect);
+    }
+
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                row("existing file with right mode", new FakeHost().file("/etc/x", "a", "0644", "root", "root"),
+                        Args.of("path", "/etc/x", "mode", "0644"), converged("/etc/x exists with mode 0644")),
+                row("state=file on a missing path", new FakeHost(),
+                        Args.of("path", "/etc/x"), fails("file /etc/x does not exist; use state=touch to create it")),
+                row("state=file on a directory", new FakeHost().directory("/etc/x"),
+                        Args.of("path", "/etc/x", "state", "file"), fails("/etc/x is a directory, not a file")),
+                row("mode differs", new FakeHost().file("/etc/x", "a", "0644", "root", "root"),
+                        Args.of("path", "/etc/x", "mode", "0600"), planned("attrs /etc/x [0600 - -]")),
+                row("owner and group differ, mode right", new FakeHost().file("/etc/x", "a", "0600", "root", "root"),
+                        Args.of("dest", "/etc/x", "mode", "600", "owner", "alice", "group", "staff"),
+                        planned("attrs /etc/x [- alice staff]")),
+                row("integer mode reads as octal digits", new FakeHost().file("/etc/x", "a", "0644", "root", "root"),
+                        Args.of("name", "/etc/x", "mode", 644), converged("/etc/x exists with mode 0644")),
+                row("attributes follow a symlink", new FakeHost().file("/etc/real", "a", "0600", "root", "root").link("/etc/x", "real"),
+                        Args.of("path", "/etc/x", "mode", "0600"), converged("/etc/x exists with mode 0600")),
+                row("missing directory", new FakeHost(),
+                        Args.of("path", "/srv/data", "state", "directory", "mode", "0750"), planned("mkdir /srv/data [0750 - -]")),
+                row("existing directory", new FakeHost().directory("/srv/data"),
+                        Args.of("path", "/srv/data", "state", "directory"), converged("/srv/data is a directory")),
+                row("directory with other owner", new FakeHost().directory("/srv/data"),
+                        Args.of("path", "/srv/data", "state", "directory", "owner", "slurm"), planned("attrs /srv/data [- slurm -]")),
+                row("directory wanted where a file is", new FakeHost().file("/srv/data", ""),
+                        Args.of("path", "/srv/data", "state", "directory"), fails("/srv/data already exists as a file, not a directory")),
+                row("absent removes a file", new FakeHost().file("/etc/x", "a"),
+                        Args.of("path", "/etc/x", "state", "absent"), planned("remove /etc/x")),
+                row("absent removes a directory", new FakeHost().directory("/tmp/d").file("/tmp/d/f", "x"),
+                        Args.of("path", "/tmp/d", "state", "absent"), planned("remove /tmp/d")),
+                row("absent on a missing path", new FakeHost(),
+                        Args.of("path", "/etc/x", "state", "absent"), converged("/etc/x is already absent")),
+                row("new link", new FakeHost().file("/usr/bin/python3", ""),
+                        Args.of("path", "/usr/bin/python", "src", "/usr/bin/python3", "state", "link"),
+                        planned("link /usr/bin/python -> /usr/bin/python3")),
+                row("src alone means link", new FakeHost().file("/usr/bin/python3", ""),
+                        Args.of("path", "/usr/bin/python", "src", "python3"), planned("link /usr/bin/python -> python3")),
+                row("link already right", new FakeHost().file("/usr/bin/python3", "").link("/usr/bin/python", "python3"),
+                        Args.of("path", "/usr/bin/python", "src", "python3"), converged("/usr/bin/python already links to python3")),
+                row("link to another target", new FakeHost().file("/opt/b", "").link("/opt/cur", "/opt/a"),
+                        Args.of("path", "/opt/cur", "src", "/opt/b", "state", "link"), planned("link /opt/cur -> /opt/b")),
+                row("link over a file without force", new FakeHost().file("/opt/b", "").file("/opt/cur", "x"),
+                        Args.of("path", "/opt/cur", "src", "/opt/b", "state", "link"), fails("set force=true to replace it")),
+                row("link over a file with force", new FakeHost().file("/opt/b", "").file("/opt/cur", "x"),
+                        Args.of("path", "/opt/cur", "src", "/opt/b", "state", "link", "force", "yes"),
+                        planned("remove /opt/cur", "link /opt/cur -> /opt/b")),
+                row("link over a directory", new FakeHost().file("/opt/b", "").directory("/opt/cur"),
+                        Args.of("path", "/opt/cur", "src", "/opt/b", "force", true), fails("refusing to replace it with a link")),
+                row("link to a missing target", new FakeHost(),
+                        Args.of("path", "/opt/cur", "src", "/opt/none", "state", "link"), fails("src /opt/none does not exist")),
+                row("link to a missing target with force", new FakeHost().directory("/opt"),
+                        Args.of("path", "/opt/cur", "src", "/opt/none", "state", "link", "force", true), planned("link /opt/cur -> /opt/none")),
+                row("link without src", new FakeHost(),
+                        Args.of("path", "/opt/cur", "state", "link"), fails("src is required for state=link")),
+                row("touch a missing file", new FakeHost().directory("/var/log"),
+                        Args.of("path", "/var/log/app.log", "state", "touch", "mode", "0640"),
+                        planned("put /var/log/app.log [0640 - -] \"\"")),
+                row("touch an existing file plans nothing", new FakeHost().file("/var/log/app.log", "x"),
+                        Args.of("path", "/var/log/app.log", "state", "touch"), converged("/var/log/app.log exists")),
+                row("touch in a missing directory", new FakeHost(),
+                        Args.of("path", "/nope/app.log", "state", "touch"), fails("Destination directory /nope does not exist")),
+                row("unknown state", new FakeHost(),
+                        Args.of("path", "/x", "state", "hard"), fails("must be one of: file, directory, absent, link, touch")),
+                row("relative path", new FakeHost(),
+                        Args.of("path", "etc/x"), fails("path must be an absolute path")),
+                row("symbolic mode", new FakeHost().file("/etc/x", ""),
+                        Args.of("path", "/etc/x", "mode", "u+x"), fails("mode 'u+x' is not an octal mode")),
+                row("mode out of range", new FakeHost().file("/etc/x", ""),
+                        Args.of("path", "/etc/x", "mode", "17777"), fails("larger than 07777")));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("cases")
+    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
+        Expect.check(module, new FakeContext(host, controller), args, expect);
+    }
+
+    static Stream<Arguments> plannedCases() {
+        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("plannedCases")
+    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
+        FakeContext context = new FakeContext(host, controller);
+        host.apply(module.plan(module.params().validate(args), context));
+        assertTrue(module.plan(module.params().validate(args), context).isEmpty(), "second plan should be empty");
+    }
+
+    @Test
+    void attributeChangeCarriesADiffOfTheAttributes() throws Exception {
+        FakeHost host = new FakeHost().file("/etc/x", "a", "0644", "root", "root");
+        Plan plan = module.plan(module.params().validate(Args.of("path", "/etc/x", "mode", "0600", "owner", "root")),
+                new FakeContext(host, controller));
+        assertEquals("set mode 0600 of /etc/x", plan.changes().get(0).summary());
+        assertEquals(List.of(new Diff("/etc/x", "mode: 0644\n", "mode: 0600\n")), plan.changes().get(0).diffs());
+    }
+
+    @Test
+    void absentShowsWhatIsRemoved() throws Exception {
+        FakeHost host = new FakeHost().directory("/srv/old");
+        Plan plan = module.plan(module.params().validate(Args.of("path", "/srv/old", "state", "absent")),
+                new FakeContext(host, controller));
+        assertEquals(List.of(new Diff("/srv/old", "state: directory\n", "state: absent\n")), plan.changes().get(0).diffs());
+    }
+}

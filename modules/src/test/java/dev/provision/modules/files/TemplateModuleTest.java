@@ -1,0 +1,56 @@
+package dev.provision.modules.files;
+
+import static dev.provision.modules.testing.Expect.converged;
+import static dev.provision.modules.testing.Expect.fails;
+import static dev.provision.modules.testing.Expect.planned;
+
+import dev.provision.modules.testing.Args;
+import dev.provision.modules.testing.Expect;
+import dev.provision.modules.testing.FakeContext;
+import dev.provision.modules.testing.FakeHost;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class TemplateModuleTest {
+    private static final String RENDERED = "server 10.0.0.1 iburst\n";
+    @TempDir
+    Path controller;
+
+    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
+        return Arguments.of(name, host, args, expect);
+    }
+
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                row("new file", new FakeHost().directory("/etc"),
+                        Args.of("src", "chrony.conf.ftl", "dest", "/etc/chrony.conf"),
+                        planned("put /etc/chrony.conf [- - -] \"server 10.0.0.1 iburst\\n\"")),
+                row("already rendered", new FakeHost().file("/etc/chrony.conf", RENDERED),
+                        Args.of("src", "chrony.conf.ftl", "dest", "/etc/chrony.conf"),
+                        converged("/etc/chrony.conf already has the wanted content")),
+                row("content changes", new FakeHost().file("/etc/chrony.conf", "pool x\n", "0644", "root", "root"),
+                        Args.of("src", "chrony.conf.ftl", "dest", "/etc/chrony.conf"),
+                        planned("put /etc/chrony.conf [0644 root root] \"server 10.0.0.1 iburst\\n\"")),
+                row("only attributes change", new FakeHost().file("/etc/chrony.conf", RENDERED, "0644", "root", "root"),
+                        Args.of("src", "chrony.conf.ftl", "dest", "/etc/chrony.conf", "group", "chrony"),
+                        planned("attrs /etc/chrony.conf [- - chrony]")),
+                row("missing template", new FakeHost().directory("/etc"),
+                        Args.of("src", "nope.ftl", "dest", "/etc/chrony.conf"), fails("template nope.ftl not found")),
+                row("missing directory", new FakeHost(),
+                        Args.of("src", "chrony.conf.ftl", "dest", "/etc/chrony/chrony.conf"),
+                        fails("Destination directory /etc/chrony does not exist")),
+                row("missing dest", new FakeHost(),
+                        Args.of("src", "chrony.conf.ftl"), fails("missing required parameter 'dest'")));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("cases")
+    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
+        Expect.check(new TemplateModule(), new FakeContext(host, controller).template("chrony.conf.ftl", RENDERED), args, expect);
+    }
+}

@@ -1,0 +1,185 @@
+package dev.provision.modules.testing;
+
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.Command.Attributes;
+import dev.provision.modules.spi.FileStat;
+import dev.provision.modules.spi.HostView;
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A host held in memory: files with their stat entries, probe answers keyed by argv, and facts.
+ * {@link #apply} carries out a plan's file commands, so that a test can plan, apply and plan again
+ * (the plan must then be empty). Adding a file or directory adds its missing parents, as root-owned
+ * directories with mode 0755. Not thread-safe; one per test.
+ */
+public final class FakeHost implements HostView {
+    private final Map<String, byte[]> contents = new HashMap<>();
+    private final Map<String, FileStat> stats = new HashMap<>();
+    private final Map<List<String>, ProbeResult> probes = new HashMap<>();
+    private final Map<String, Object> facts = new LinkedHashMap<>();
+    private final List<List<String>> probesRun = new ArrayList<>();
+
+    public FakeHost() {
+        stats.put("/", stat(FileStat.Type.DIRECTORY, "0755", "root", "root", 0, ""));
+    }
+
+    public FakeHost file(String path, String content) {
+        return file(path, content, "0644", "root", "root");
+    }
+
+    public FakeHost file(String path, String content, String mode, String owner, String group) {
+        return bytes(path, content.getBytes(StandardCharsets.UTF_8), mode, owner, group);
+    }
+
+    public FakeHost bytes(String path, byte[] content, String mode, String owner, String group) {
+        parents(path);
+        contents.put(path, content.clone());
+        stats.put(path, stat(FileStat.Type.FILE, mode, owner, group, content.length, ""));
+        return this;
+    }
+
+    public FakeHost directory(String path) {
+        return directory(path, "0755", "root", "root");
+    }
+
+    public FakeHost directory(String path, String mode, String owner, String group) {
+        parents(path);
+        stats.put(path, stat(FileStat.Type.DIRECTORY, mode, owner, group, 4096, ""));
+        return this;
+    }
+
+    public FakeHost link(String path, String target) {
+        parents(path);
+        stats.put(path, stat(FileStat.Type.LINK, "0777", "root", "root", target.length(), target));
+        return this;
+    }
+
+    public FakeHost probe(List<String> argv, ProbeResult result) {
+        probes.put(List.copyOf(argv), result);
+        return this;
+    }
+
+    public FakeHost fact(String name, Object value) {
+        facts.put(name, value);
+        return this;
+    }
+
+    /** The file's content as UTF-8, for assertions. */
+    public Optional<String> text(String path) {
+        return Optional.ofNullable(contents.get(path)).map(b -> new String(b, StandardCharsets.UTF_8));
+    }
+
+    public List<List<String>> probesRun() {
+        return List.copyOf(probesRun);
+    }
+
+    @Override
+    public String name() {
+        return "fake";
+    }
+
+    @Override
+    public Map<String, Object> facts() {
+        return Map.copyOf(facts);
+    }
+
+    @Override
+    public ProbeResult probe(String... argv) throws ModuleException {
+        List<String> key = List.of(argv);
+        probesRun.add(key);
+        ProbeResult result = probes.get(key);
+        if (result == null) {
+            throw new ModuleException("fake host has no answer for probe " + key);
+        }
+        return result;
+    }
+
+    @Override
+    public Optional<byte[]> readFile(String path) {
+        String real = follow(path);
+        return Optional.ofNullable(contents.get(real)).map(byte[]::clone);
+    }
+
+    @Override
+    public Optional<FileStat> stat(String path) {
+        return Optional.ofNullable(stats.get(path));
+    }
+
+    /** Carries out the commands of a plan the way the engine would (Exec and Shell are ignored). */
+    public FakeHost apply(Plan plan) {
+        plan.changes().forEach(change -> change.commands().forEach(this::apply));
+        return this;
+    }
+
+    private void apply(Command command) {
+        switch (command) {
+            case Command.PutFile put -> {
+                FileStat old = stats.get(put.path());
+                Attributes a = put.attributes();
+                String mode = a.mode().orElse("0644");
+                bytes(put.path(), put.content(), mode, a.owner().orElse("root"), a.group().orElse("root"));
+                if (old != null && old.type() == FileStat.Type.FILE && a.mode().isEmpty()) {
+                    stats.put(put.path(), withAttributes(stats.get(put.path()), old.octalMode(), old.owner(), old.group()));
+                }
+            }
+            case Command.MakeDirectory dir -> directory(dir.path(), dir.attributes().mode().orElse("0755"),
+                    dir.attributes().owner().orElse("root"), dir.attributes().group().orElse("root"));
+            case Command.Remove remove -> {
+                stats.keySet().removeIf(p -> p.equals(remove.path()) || p.startsWith(remove.path() + "/"));
+                contents.keySet().removeIf(p -> p.equals(remove.path()) || p.startsWith(remove.path() + "/"));
+            }
+            case Command.SetAttributes set -> {
+                String real = follow(set.path());
+                FileStat old = stats.get(real);
+                stats.put(real, withAttributes(old, set.attributes().mode().orElse(old.octalMode()),
+                        set.attributes().owner().orElse(old.owner()), set.attributes().group().orElse(old.group())));
+            }
+            case Command.Symlink link -> {
+                contents.remove(link.path());
+                link(link.path(), link.target());
+            }
+            case Command.Exec exec -> {
+            }
+            case Command.Shell shell -> {
+            }
+        }
+    }
+
+    private String follow(String path) {
+        FileStat s = stats.get(path);
+        if (s != null && s.type() == FileStat.Type.LINK) {
+            String t = s.linkTarget();
+            return t.startsWith("/") ? t : path.substring(0, path.lastIndexOf('/') + 1) + t;
+        }
+        return path;
+    }
+
+    private void parents(String path) {
+        int slash = path.lastIndexOf('/');
+        if (slash <= 0) {
+            return;
+        }
+        String parent = path.substring(0, slash);
+        if (!stats.containsKey(parent)) {
+            parents(parent);
+            stats.put(parent, stat(FileStat.Type.DIRECTORY, "0755", "root", "root", 4096, ""));
+        }
+    }
+
+    private static FileStat withAttributes(FileStat s, String mode, String owner, String group) {
+        return stat(s.type(), mode, owner, group, s.size(), s.linkTarget());
+    }
+
+    private static FileStat stat(FileStat.Type type, String mode, String owner, String group, long size, String target) {
+        return new FileStat(type, Integer.parseInt(mode, 8), owner, group, size, target);
+    }
+}

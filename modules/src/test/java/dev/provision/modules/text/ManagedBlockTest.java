@@ -1,0 +1,89 @@
+package dev.provision.modules.text;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.modules.text.ManagedBlock.Markers;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ManagedBlockTest {
+    private static final String B = "# BEGIN MANAGED BLOCK";
+    private static final String E = "# END MANAGED BLOCK";
+
+    static Stream<Arguments> puts() {
+        return Stream.of(
+                Arguments.of("appends at EOF", "a\nb\n", "x\ny\n", InsertPosition.END_OF_FILE,
+                        "a\nb\n" + B + "\nx\ny\n" + E + "\n"),
+                Arguments.of("appends to a file without final newline", "a", "x", InsertPosition.END_OF_FILE,
+                        "a\n" + B + "\nx\n" + E + "\n"),
+                Arguments.of("inserts into an empty file", "", "x", InsertPosition.END_OF_FILE,
+                        B + "\nx\n" + E + "\n"),
+                Arguments.of("inserts at BOF", "a\n", "x", InsertPosition.BEGINNING_OF_FILE,
+                        B + "\nx\n" + E + "\na\n"),
+                Arguments.of("inserts after the last matching line", "k=1\nk=2\nz\n", "x", InsertPosition.after("^k="),
+                        "k=1\nk=2\n" + B + "\nx\n" + E + "\nz\n"),
+                Arguments.of("inserts before the last matching line", "a\nz\nz\n", "x", InsertPosition.before("^z"),
+                        "a\nz\n" + B + "\nx\n" + E + "\nz\n"),
+                Arguments.of("unmatched regex falls back to EOF", "a\n", "x", InsertPosition.after("nomatch"),
+                        "a\n" + B + "\nx\n" + E + "\n"),
+                Arguments.of("replaces an existing block in place", "a\n" + B + "\nold\nold2\n" + E + "\nz\n", "new",
+                        InsertPosition.END_OF_FILE, "a\n" + B + "\nnew\n" + E + "\nz\n"),
+                Arguments.of("position ignored when block exists", B + "\nold\n" + E + "\nz\n", "new",
+                        InsertPosition.END_OF_FILE, B + "\nnew\n" + E + "\nz\n"),
+                Arguments.of("empty block removes markers", "a\n" + B + "\nold\n" + E + "\n", "",
+                        InsertPosition.END_OF_FILE, "a\n"),
+                Arguments.of("only one marker: a new block is added", "a\n" + B + "\n", "x",
+                        InsertPosition.END_OF_FILE, "a\n" + B + "\n" + B + "\nx\n" + E + "\n"));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("puts")
+    void putsTheBlock(String name, String text, String block, InsertPosition where, String expected) {
+        assertEquals(expected, ManagedBlock.put(text, Markers.DEFAULT, block, where));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} twice")
+    @MethodSource("puts")
+    void putIsIdempotent(String name, String text, String block, InsertPosition where, String expected) {
+        String once = ManagedBlock.put(text, Markers.DEFAULT, block, where);
+        assertEquals(once, ManagedBlock.put(once, Markers.DEFAULT, block, where));
+    }
+
+    @Test
+    void returnsTheInputUnchangedWhenTheBlockIsAlreadyThere() {
+        String text = "a\n" + B + "\nx\n" + E; // no final newline: still nothing to change
+        assertSame(text, ManagedBlock.put(text, Markers.DEFAULT, "x\n", InsertPosition.END_OF_FILE));
+    }
+
+    @Test
+    void removesTheBlockAndKeepsEverythingElse() {
+        String text = "a\n" + B + "\nx\n" + E + "\nz\n";
+        String removed = ManagedBlock.remove(text, Markers.DEFAULT);
+        assertEquals("a\nz\n", removed);
+        assertEquals(removed, ManagedBlock.remove(removed, Markers.DEFAULT));
+    }
+
+    @Test
+    void customMarkersKeepSeparateBlocksApart() {
+        Markers ntp = Markers.of("// {mark} ntp", "start", "stop");
+        String text = ManagedBlock.put("", Markers.DEFAULT, "one", InsertPosition.END_OF_FILE);
+        String both = ManagedBlock.put(text, ntp, "two", InsertPosition.END_OF_FILE);
+        assertEquals(B + "\none\n" + E + "\n// start ntp\ntwo\n// stop ntp\n", both);
+        assertTrue(ManagedBlock.isPresent(both, ntp));
+        assertEquals(text, ManagedBlock.remove(both, ntp));
+        assertFalse(ManagedBlock.isPresent(text, ntp));
+    }
+
+    @Test
+    void rejectsAMarkerTemplateWithoutMark() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Markers.of("# managed", "BEGIN", "END"));
+        assertTrue(e.getMessage().contains("{mark}"), e.getMessage());
+    }
+}

@@ -3,8 +3,11 @@ package dev.provision.engine.connection;
 import static java.util.Objects.requireNonNull;
 
 import dev.provision.modules.spi.Command;
+import dev.provision.modules.text.ShellWords;
 import java.io.IOException;
 import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -19,13 +22,17 @@ import net.schmizz.sshj.connection.channel.direct.Signal;
  * new session channel on it, so calls may run concurrently (at most {@value #MAX_SESSIONS} at once,
  * below OpenSSH's default {@code MaxSessions 10}; further calls wait their turn). Standard input is
  * written then closed (end of file), both outputs are read concurrently, and the exit status is
- * returned. When the time limit passes, the remote command gets SIGKILL and its channel is closed.
+ * returned. When the time limit passes, the remote command and its descendants are killed (see
+ * {@link #kill}; under become, processes of another user are out of the login user's reach and
+ * only get hung up on) and the call fails.
  *
  * <p>Opened by {@link SshConnectionFactory}; closing disconnects (twice is harmless). A broken
  * connection makes every later call fail with {@link UnreachableException}.
  */
 public final class SshConnection implements Connection {
     static final int MAX_SESSIONS = 8;
+    private static final int KILL_TIMEOUT_SECONDS = 10;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String hostName;
     private final String destination;
@@ -77,8 +84,13 @@ public final class SshConnection implements Connection {
         if (!client.isConnected() || !client.isAuthenticated()) {
             throw new UnreachableException("ssh: connection to " + destination + " was lost");
         }
-        try (Session session = client.startSession()) {
-            Session.Command command = session.exec(request.commandLine());
+        Session session = null;
+        boolean timedOut = false;
+        try {
+            session = client.startSession();
+            String tag = "provision-exec-" + HexFormat.of().formatHex(randomBytes());
+            // The tag, a no-op first line, names the command's shell in the process list (see killTree).
+            Session.Command command = session.exec(": " + tag + "\n" + request.commandLine());
             Pipes pipes = Pipes.start(command.getOutputStream(), request.stdin(), command.getInputStream(),
                     command.getErrorStream());
             Pipes.Outputs outputs;
@@ -87,7 +99,8 @@ public final class SshConnection implements Connection {
                 // The exit status arrives just before the channel closes; both come after the output's end.
                 command.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline))), TimeUnit.MILLISECONDS);
             } catch (TimeoutException | net.schmizz.sshj.connection.ConnectionException e) {
-                kill(command);
+                timedOut = true;
+                kill(command, tag);
                 throw timedOut(request);
             }
             return new ExecResult(exitStatus(command), outputs.stdout(), outputs.stderr());
@@ -99,6 +112,30 @@ public final class SshConnection implements Connection {
                 throw new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
             }
             throw new ConnectionException("ssh: running a command on " + hostName + " failed: " + SshErrors.reason(e), e);
+        } finally {
+            if (session != null) {
+                close(session, timedOut);
+            }
+        }
+    }
+
+    /**
+     * Closing a channel waits for the server's reply, which for a killed command comes only when its
+     * last descendant has let go of the output (a {@code sleep} in the background): after a timeout
+     * that wait happens in the background, so that the caller gets its failure at the time limit.
+     */
+    private static void close(Session session, boolean inBackground) {
+        Runnable close = () -> {
+            try {
+                session.close();
+            } catch (IOException e) {
+                // The channel is gone either way.
+            }
+        };
+        if (inBackground) {
+            Thread.ofVirtual().name("provision-ssh-close").start(close);
+        } else {
+            close.run();
         }
     }
 
@@ -156,12 +193,33 @@ public final class SshConnection implements Connection {
         };
     }
 
-    private static void kill(Session.Command command) {
+    /**
+     * Kills a command that ran past its time limit, with its descendants. The SSH "signal" request
+     * would be the natural way, but OpenSSH ignores it for root logins (the common case here) and
+     * would reach only the shell; so a second short command finds the tagged shell and kills its
+     * process group, which sshd made it lead (setsid): background children included. The bracket in
+     * the pattern keeps pgrep from matching that second command's own shell.
+     */
+    private void kill(Session.Command command, String tag) {
         try {
             command.signal(Signal.KILL);
         } catch (IOException e) {
-            // Closing the channel (try-with-resources) is the fallback: sshd then hangs up on the command.
+            // The process-group kill below does the job.
         }
+        String pattern = "[" + tag.charAt(0) + "]" + tag.substring(1);
+        String killer = "for p in $(pgrep -f " + ShellWords.quote(pattern) + "); do kill -KILL -- \"-$p\" 2>/dev/null || kill -KILL \"$p\"; done; :";
+        try (Session session = client.startSession()) {
+            Session.Command kill = session.exec(killer);
+            kill.join(KILL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            // Best effort: closing the channel makes sshd hang up on what is left.
+        }
+    }
+
+    private static byte[] randomBytes() {
+        byte[] bytes = new byte[12];
+        RANDOM.nextBytes(bytes);
+        return bytes;
     }
 
     private ConnectionException timedOut(ExecRequest request) {

@@ -1,0 +1,111 @@
+package dev.provision.engine.connection;
+
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.text.ShellWords;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * Writing and reading whole files through a connection's exec path: the one implementation of
+ * {@link Connection#put} and {@link Connection#read} for every connection, so that local, SSH and
+ * become connections behave alike (and a become connection writes files as the become user, because
+ * the script runs through its sudo-wrapped exec).
+ *
+ * <p>Each operation is one command: one round trip. Every value reaches the script as a quoted shell
+ * variable assignment; the fixed script body only ever uses {@code "$variables"}, so no path, owner
+ * or mode can inject shell.
+ *
+ * <p>Put writes {@code .provision-XXXXXX} beside the target ({@code mktemp}), streams the content into
+ * it, sets owner, group and mode, then renames it over the target ({@code mv -T}: atomic on one file
+ * system; a reader sees the old or the new content, never a part). Attributes that are not given are
+ * kept from the existing target (its mode always; its owner and group where we are allowed to, that
+ * is as root or when they are already ours); a new file without a mode gets {@code 0666} under the
+ * umask, as if a shell had created it (normally {@code 0644}). On any failure the temp file is removed
+ * and the command's error output is reported. Needs GNU coreutils ({@code chmod --reference},
+ * {@code mv -T}), which every target distribution we support has.
+ */
+final class FileTransfer {
+    /** Exit status with which the read script says "no such file"; neither cat nor sh uses it. */
+    private static final int MISSING = 3;
+
+    private static final String PUT_SCRIPT = """
+            if [ ! -d "$dir" ]; then echo "directory $dir does not exist" >&2; exit 1; fi
+            if [ -d "$target" ]; then echo "$target is a directory" >&2; exit 1; fi
+            tmp=$(mktemp "$dir/.provision-XXXXXX") || exit 1
+            fail() { rm -f -- "$tmp"; exit 1; }
+            cat > "$tmp" || fail
+            if [ -e "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
+            if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi
+            if [ -n "$group" ]; then chgrp -- "$group" "$tmp" || fail; fi
+            if [ -n "$mode" ]; then chmod -- "$mode" "$tmp" || fail
+            elif [ -e "$target" ]; then chmod --reference="$target" -- "$tmp" || fail
+            else chmod -- "$(printf '%o' $(( 0666 & ~$(umask) )))" "$tmp" || fail
+            fi
+            mv -f -T -- "$tmp" "$target" || fail
+            """;
+
+    // A missing file reads as empty; a file hidden behind a directory we may not search is an error,
+    // not "missing" (test -e cannot tell the two apart, so look for the unsearchable ancestor).
+    private static final String READ_SCRIPT = """
+            if [ -e "$target" ]; then exec cat -- "$target"; fi
+            d=$target
+            while :; do
+              d=${d%/*}
+              [ -n "$d" ] || break
+              if [ -d "$d" ] && [ ! -x "$d" ]; then echo "permission denied: $d" >&2; exit 1; fi
+            done
+            exit\s""" + MISSING + "\n";
+
+    private FileTransfer() {
+    }
+
+    static void put(Connection connection, String path, byte[] content, Command.Attributes attributes)
+            throws ConnectionException {
+        requireAbsolute(connection, path);
+        String script = assign("target", path)
+                + assign("dir", parentOf(path))
+                + assign("mode", attributes.mode().orElse(""))
+                + assign("owner", attributes.owner().orElse(""))
+                + assign("group", attributes.group().orElse(""))
+                + PUT_SCRIPT;
+        ExecResult result = connection.exec(ExecRequest.shell(script).withStdin(content));
+        if (result.exitCode() != 0) {
+            throw new ConnectionException("cannot write " + path + " on " + connection.hostName() + ": "
+                    + reason(result));
+        }
+    }
+
+    static Optional<byte[]> read(Connection connection, String path) throws ConnectionException {
+        requireAbsolute(connection, path);
+        ExecResult result = connection.exec(ExecRequest.shell(assign("target", path) + READ_SCRIPT));
+        return switch (result.exitCode()) {
+            case 0 -> Optional.of(result.stdout());
+            case MISSING -> Optional.empty();
+            default -> throw new ConnectionException("cannot read " + path + " on " + connection.hostName() + ": "
+                    + reason(result));
+        };
+    }
+
+    private static String assign(String variable, String value) {
+        return variable + "=" + ShellWords.quote(value) + "\n";
+    }
+
+    private static void requireAbsolute(Connection connection, String path) throws ConnectionException {
+        if (!path.startsWith("/")) {
+            throw new ConnectionException("path on " + connection.hostName() + " must be absolute: " + path);
+        }
+    }
+
+    static String parentOf(String path) {
+        String trimmed = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+        int slash = trimmed.lastIndexOf('/');
+        return slash <= 0 ? "/" : trimmed.substring(0, slash);
+    }
+
+    /** The last non-empty line of the error output (the one that says what went wrong), else the status. */
+    static String reason(ExecResult result) {
+        String[] lines = new String(result.stderr(), StandardCharsets.UTF_8).strip().split("\n");
+        String last = lines[lines.length - 1].strip();
+        return last.isEmpty() ? "exit status " + result.exitCode() : last;
+    }
+}

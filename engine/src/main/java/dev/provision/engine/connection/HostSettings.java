@@ -1,0 +1,168 @@
+package dev.provision.engine.connection;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * How to reach one host, read from its inventory variables (the Ansible names, so existing
+ * inventories work): {@code ansible_connection}, {@code ansible_host}, {@code ansible_port},
+ * {@code ansible_user}, {@code ansible_ssh_private_key_file}, {@code ansible_ssh_common_args}
+ * ({@code -o ProxyJump=} or {@code -J}) or {@code jump_host}, and {@code ansible_become},
+ * {@code ansible_become_user}, {@code ansible_become_password}.
+ *
+ * @param privateKey the host's own key file, when it names one
+ * @param becomePassword empty when sudo needs none
+ */
+record HostSettings(
+        String hostName,
+        boolean local,
+        String address,
+        int port,
+        String user,
+        Optional<Path> privateKey,
+        Optional<Jump> jump,
+        boolean become,
+        String becomeUser,
+        Optional<String> becomePassword) {
+
+    /** A jump (bastion) host: {@code [user@]host[:port]}. */
+    record Jump(String host, int port, Optional<String> user) {
+        Jump {
+            requireNonNull(host, "host cannot be null");
+            requireNonNull(user, "user cannot be null");
+        }
+
+        String userOr(String fallback) {
+            return user.orElse(fallback);
+        }
+    }
+
+    private static final Pattern PROXY_JUMP = Pattern.compile("(?:ProxyJump[= ]\\s*|-J\\s*)([^\\s'\"]+)");
+    private static final Pattern JUMP = Pattern.compile("(?:([^@\\s]+)@)?([^@:\\s]+)(?::(\\d+))?");
+
+    HostSettings {
+        requireNonNull(hostName, "hostName cannot be null");
+        requireNonNull(address, "address cannot be null");
+        requireNonNull(user, "user cannot be null");
+        requireNonNull(privateKey, "privateKey cannot be null");
+        requireNonNull(jump, "jump cannot be null");
+        requireNonNull(becomeUser, "becomeUser cannot be null");
+        requireNonNull(becomePassword, "becomePassword cannot be null");
+    }
+
+    static HostSettings of(String hostName, Map<String, Object> vars, String localUser, Path home)
+            throws UnreachableException {
+        String connection = text(vars, "ansible_connection").orElse("ssh").toLowerCase(Locale.ROOT);
+        boolean local = switch (connection) {
+            case "local" -> true;
+            case "ssh", "smart", "paramiko" -> false;
+            default -> throw new UnreachableException("host " + hostName + ": ansible_connection '" + connection
+                    + "' is not supported (use ssh or local)");
+        };
+        String address = text(vars, "ansible_host").orElse(hostName);
+        int port = port(hostName, "ansible_port", vars.get("ansible_port"), 22);
+        String user = text(vars, "ansible_user").or(() -> text(vars, "ansible_ssh_user")).orElse(localUser);
+        Optional<Path> key = text(vars, "ansible_ssh_private_key_file").or(() -> text(vars, "ansible_private_key_file"))
+                .map(path -> expandHome(path, home));
+        Optional<Jump> jump = jump(hostName, vars);
+        boolean become = bool(vars.get("ansible_become")) || bool(vars.get("become"));
+        String becomeUser = text(vars, "ansible_become_user").or(() -> text(vars, "become_user")).orElse("root");
+        Optional<String> password = text(vars, "ansible_become_password").or(() -> text(vars, "ansible_become_pass"));
+        return new HostSettings(hostName, local, address, port, local ? localUser : user, key, jump, become,
+                becomeUser, password);
+    }
+
+    /** Whether commands must go through sudo: become is asked for and we do not log in as that user already. */
+    boolean needsBecome() {
+        return become && !becomeUser.equals(user);
+    }
+
+    /** {@code address:port}, as messages show it. */
+    String destination() {
+        return address + ":" + port;
+    }
+
+    static Path expandHome(String path, Path home) {
+        if (path.equals("~")) {
+            return home;
+        }
+        if (path.startsWith("~/")) {
+            return home.resolve(path.substring(2));
+        }
+        return Path.of(path);
+    }
+
+    private static Optional<Jump> jump(String hostName, Map<String, Object> vars) throws UnreachableException {
+        Optional<String> spec = text(vars, "jump_host");
+        if (spec.isEmpty()) {
+            Optional<String> common = text(vars, "ansible_ssh_common_args");
+            if (common.isPresent()) {
+                Matcher matcher = PROXY_JUMP.matcher(common.get());
+                if (matcher.find()) {
+                    spec = Optional.of(matcher.group(1));
+                }
+            }
+        }
+        if (spec.isEmpty() || spec.get().equalsIgnoreCase("none")) {
+            return Optional.empty();
+        }
+        if (spec.get().contains(",")) {
+            throw new UnreachableException("host " + hostName + ": a chain of jump hosts (" + spec.get()
+                    + ") is not supported yet; use one jump host");
+        }
+        Matcher matcher = JUMP.matcher(spec.get().replaceFirst("^ssh://", ""));
+        if (!matcher.matches()) {
+            throw new UnreachableException("host " + hostName + ": jump host '" + spec.get()
+                    + "' is not [user@]host[:port]");
+        }
+        int port = port(hostName, "the jump host's port", matcher.group(3), 22);
+        return Optional.of(new Jump(matcher.group(2), port, Optional.ofNullable(matcher.group(1))));
+    }
+
+    private static Optional<String> text(Map<String, Object> vars, String name) {
+        Object value = vars.get(name);
+        if (value == null) {
+            return Optional.empty();
+        }
+        String text = value.toString().strip();
+        return text.isEmpty() ? Optional.empty() : Optional.of(text);
+    }
+
+    private static int port(String hostName, String what, Object value, int fallback) throws UnreachableException {
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            int port = value instanceof Number number ? number.intValue() : Integer.parseInt(value.toString().strip());
+            if (port < 1 || port > 65535) {
+                throw new NumberFormatException();
+            }
+            return port;
+        } catch (NumberFormatException e) {
+            throw new UnreachableException("host " + hostName + ": " + what + " must be a port number (1-65535), got '"
+                    + value + "'");
+        }
+    }
+
+    private static boolean bool(Object value) {
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        return value != null && List.of("true", "yes", "on", "1").contains(value.toString().strip().toLowerCase(Locale.ROOT));
+    }
+
+    @Override
+    public String toString() {
+        // The record's default would print the become password.
+        return "HostSettings[" + hostName + ", " + (local ? "local" : user + "@" + destination())
+                + jump.map(j -> " via " + j.host() + ":" + j.port()).orElse("")
+                + (become ? ", become " + becomeUser : "") + "]";
+    }
+}

@@ -1,0 +1,233 @@
+package dev.provision.engine.connection;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.text.ShellWords;
+import java.io.IOException;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.connection.channel.direct.Session;
+import net.schmizz.sshj.connection.channel.direct.Signal;
+
+/**
+ * One host over SSH: a single authenticated sshj client kept for the whole run; every command is a
+ * new session channel on it, so calls may run concurrently (at most {@value #MAX_SESSIONS} at once,
+ * below OpenSSH's default {@code MaxSessions 10}; further calls wait their turn). Standard input is
+ * written then closed (end of file), both outputs are read concurrently, and the exit status is
+ * returned. When the time limit passes, the remote command and its descendants are killed (see
+ * {@link #kill}; under become, processes of another user are out of the login user's reach and
+ * only get hung up on) and the call fails.
+ *
+ * <p>Opened by {@link SshConnectionFactory}; closing disconnects (twice is harmless). A broken
+ * connection makes every later call fail with {@link UnreachableException}.
+ */
+public final class SshConnection implements Connection {
+    static final int MAX_SESSIONS = 8;
+    private static final int KILL_TIMEOUT_SECONDS = 10;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final String hostName;
+    private final String destination;
+    private final SSHClient client;
+    private final PublicKey hostKey;
+    private final Semaphore sessions = new Semaphore(MAX_SESSIONS, true);
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    SshConnection(String hostName, String destination, SSHClient client, PublicKey hostKey) {
+        this.hostName = requireNonNull(hostName, "hostName cannot be null");
+        this.destination = requireNonNull(destination, "destination cannot be null");
+        this.client = requireNonNull(client, "client cannot be null");
+        this.hostKey = requireNonNull(hostKey, "hostKey cannot be null");
+    }
+
+    @Override
+    public String hostName() {
+        return hostName;
+    }
+
+    /** The host key that was verified when this connection was opened. */
+    public PublicKey hostKey() {
+        return hostKey;
+    }
+
+    @Override
+    public ExecResult exec(ExecRequest request) throws ConnectionException {
+        requireNonNull(request, "request cannot be null");
+        if (closed.get()) {
+            throw new ConnectionException("connection to " + hostName + " is closed");
+        }
+        long deadline = System.nanoTime() + request.timeout().toNanos();
+        try {
+            if (!sessions.tryAcquire(remainingNanos(deadline), TimeUnit.NANOSECONDS)) {
+                throw timedOut(request);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectionException("interrupted while waiting to run a command on " + hostName, e);
+        }
+        try {
+            return run(request, deadline);
+        } finally {
+            sessions.release();
+        }
+    }
+
+    private ExecResult run(ExecRequest request, long deadline) throws ConnectionException {
+        if (!client.isConnected() || !client.isAuthenticated()) {
+            throw new UnreachableException("ssh: connection to " + destination + " was lost");
+        }
+        Session session = null;
+        boolean timedOut = false;
+        try {
+            session = client.startSession();
+            String tag = "provision-exec-" + HexFormat.of().formatHex(randomBytes());
+            // The tag, a no-op first line, names the command's shell in the process list (see killTree).
+            Session.Command command = session.exec(": " + tag + "\n" + request.commandLine());
+            Pipes pipes = Pipes.start(command.getOutputStream(), request.stdin(), command.getInputStream(),
+                    command.getErrorStream());
+            Pipes.Outputs outputs;
+            try {
+                outputs = pipes.await(TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline)));
+                // The exit status arrives just before the channel closes; both come after the output's end.
+                command.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline))), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | net.schmizz.sshj.connection.ConnectionException e) {
+                timedOut = true;
+                kill(command, tag);
+                throw timedOut(request);
+            }
+            return new ExecResult(exitStatus(command), outputs.stdout(), outputs.stderr());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectionException("interrupted while running a command on " + hostName, e);
+        } catch (IOException e) {
+            if (!client.isConnected()) {
+                throw new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
+            }
+            throw new ConnectionException("ssh: running a command on " + hostName + " failed: " + SshErrors.reason(e), e);
+        } finally {
+            if (session != null) {
+                close(session, timedOut);
+            }
+        }
+    }
+
+    /**
+     * Closing a channel waits for the server's reply, which for a killed command comes only when its
+     * last descendant has let go of the output (a {@code sleep} in the background): after a timeout
+     * that wait happens in the background, so that the caller gets its failure at the time limit.
+     */
+    private static void close(Session session, boolean inBackground) {
+        Runnable close = () -> {
+            try {
+                session.close();
+            } catch (IOException e) {
+                // The channel is gone either way.
+            }
+        };
+        if (inBackground) {
+            Thread.ofVirtual().name("provision-ssh-close").start(close);
+        } else {
+            close.run();
+        }
+    }
+
+    @Override
+    public void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
+        FileTransfer.put(this, path, content, attributes);
+    }
+
+    @Override
+    public Optional<byte[]> read(String path) throws ConnectionException {
+        return FileTransfer.read(this, path);
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                client.disconnect();
+            } catch (IOException e) {
+                // Nothing left to do with a connection we are giving up anyway.
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SshConnection[" + hostName + ", " + destination + "]";
+    }
+
+    /** A command killed by a signal has no exit status; report it as a shell would: 128 + signal. */
+    private static int exitStatus(Session.Command command) {
+        Integer status = command.getExitStatus();
+        if (status != null) {
+            return status;
+        }
+        Signal signal = command.getExitSignal();
+        if (signal == null) {
+            return 255;
+        }
+        return 128 + switch (signal) {
+            case HUP -> 1;
+            case INT -> 2;
+            case QUIT -> 3;
+            case ILL -> 4;
+            case ABRT -> 6;
+            case FPE -> 8;
+            case KILL -> 9;
+            case USR1 -> 10;
+            case SEGV -> 11;
+            case USR2 -> 12;
+            case PIPE -> 13;
+            case ALRM -> 14;
+            case TERM -> 15;
+            case UNKNOWN -> 127;
+        };
+    }
+
+    /**
+     * Kills a command that ran past its time limit, with its descendants. The SSH "signal" request
+     * would be the natural way, but OpenSSH ignores it for root logins (the common case here) and
+     * would reach only the shell; so a second short command finds the tagged shell and kills its
+     * process group, which sshd made it lead (setsid): background children included. The bracket in
+     * the pattern keeps pgrep from matching that second command's own shell.
+     */
+    private void kill(Session.Command command, String tag) {
+        try {
+            command.signal(Signal.KILL);
+        } catch (IOException e) {
+            // The process-group kill below does the job.
+        }
+        String pattern = "[" + tag.charAt(0) + "]" + tag.substring(1);
+        String killer = "for p in $(pgrep -f " + ShellWords.quote(pattern) + "); do kill -KILL -- \"-$p\" 2>/dev/null || kill -KILL \"$p\"; done; :";
+        try (Session session = client.startSession()) {
+            Session.Command kill = session.exec(killer);
+            kill.join(KILL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            // Best effort: closing the channel makes sshd hang up on what is left.
+        }
+    }
+
+    private static byte[] randomBytes() {
+        byte[] bytes = new byte[12];
+        RANDOM.nextBytes(bytes);
+        return bytes;
+    }
+
+    private ConnectionException timedOut(ExecRequest request) {
+        return new ConnectionException("command on " + hostName + " timed out after "
+                + Durations.human(request.timeout()) + " and was killed");
+    }
+
+    private static long remainingNanos(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+}

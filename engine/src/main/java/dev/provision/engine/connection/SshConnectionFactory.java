@@ -1,0 +1,295 @@
+package dev.provision.engine.connection;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.stream.Collectors;
+import net.schmizz.keepalive.KeepAliveProvider;
+import net.schmizz.sshj.DefaultConfig;
+import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.connection.channel.direct.DirectConnection;
+import net.schmizz.sshj.userauth.UserAuthException;
+import net.schmizz.sshj.userauth.keyprovider.KeyPairWrapper;
+import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
+
+/**
+ * Opens the one connection a run keeps per host: {@link LocalConnection} for
+ * {@code ansible_connection: local}, else {@link SshConnection}; wrapped in {@link BecomeConnection}
+ * when the host's variables ask for become to a user other than the login user.
+ *
+ * <p>SSH: address {@code ansible_host} (default: the inventory name), port {@code ansible_port} (22),
+ * user {@code ansible_user} (the local user). Public-key authentication only, with ed25519, ECDSA or
+ * RSA keys in OpenSSH or PEM files: the host's {@code ansible_ssh_private_key_file}, else the
+ * factory's {@code --private-key}, else whichever of {@code ~/.ssh/id_ed25519}, {@code id_ecdsa},
+ * {@code id_rsa} exist. Passphrase-protected keys, ssh-agent and password logins are not supported
+ * yet. A jump host ({@code -o ProxyJump=[user@]host[:port]} in {@code ansible_ssh_common_args}, or
+ * {@code jump_host}) is connected once, verified and authenticated like any host (same user and keys
+ * unless it names its own user), and shared by every host behind it; each target is then reached
+ * through a direct-tcpip channel and verified and authenticated end to end.
+ *
+ * <p>Every host key (jump hosts included) is checked against the {@link KnownHostsStore}. Keepalive
+ * every {@value #KEEP_ALIVE_SECONDS} s; a host that stops answering is dropped after a few missed
+ * replies. Every failure to connect, verify or authenticate is an {@link UnreachableException} with
+ * one line, e.g. {@code ssh: connect to 10.1.0.5:22: connection refused}.
+ *
+ * <p>Thread-safe: the executor opens hosts in parallel. {@link #close()} disconnects the shared jump
+ * hosts; the connections it opened are the caller's to close.
+ */
+public final class SshConnectionFactory implements ConnectionFactory {
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    static final int KEEP_ALIVE_SECONDS = 30;
+    private static final List<String> DEFAULT_KEYS = List.of("id_ed25519", "id_ecdsa", "id_rsa");
+
+    /**
+     * What the command line decides for all hosts.
+     *
+     * @param privateKey {@code --private-key}: used for hosts without {@code ansible_ssh_private_key_file}
+     * @param localUser the login user when a host names none, and the user of local connections
+     * @param home where {@code ~} and the default keys ({@code ~/.ssh/id_*}) are
+     */
+    public record Settings(Optional<Path> privateKey, Duration connectTimeout, String localUser, Path home) {
+        public Settings {
+            requireNonNull(privateKey, "privateKey cannot be null");
+            requireNonNull(connectTimeout, "connectTimeout cannot be null");
+            requireNonNull(localUser, "localUser cannot be null");
+            requireNonNull(home, "home cannot be null");
+            if (connectTimeout.isNegative() || connectTimeout.isZero()) {
+                throw new IllegalArgumentException("connectTimeout must be positive");
+            }
+        }
+
+        /** No {@code --private-key}, a 10 s connect timeout, the JVM's user and home. */
+        public static Settings defaults() {
+            return new Settings(Optional.empty(), DEFAULT_CONNECT_TIMEOUT, System.getProperty("user.name"),
+                    Path.of(System.getProperty("user.home")));
+        }
+
+        public Settings withPrivateKey(Path key) {
+            return new Settings(Optional.of(key), connectTimeout, localUser, home);
+        }
+
+        public Settings withConnectTimeout(Duration timeout) {
+            return new Settings(privateKey, timeout, localUser, home);
+        }
+
+        public Settings withLocalUser(String user, Path userHome) {
+            return new Settings(privateKey, connectTimeout, user, userHome);
+        }
+    }
+
+    private final KnownHostsStore knownHosts;
+    private final Settings settings;
+    private final DefaultConfig config;
+    private final ConcurrentMap<Path, KeyProvider> loadedKeys = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, JumpHost> jumpHosts = new ConcurrentHashMap<>();
+
+    public SshConnectionFactory(KnownHostsStore knownHosts, Settings settings) {
+        this.knownHosts = requireNonNull(knownHosts, "knownHosts cannot be null");
+        this.settings = requireNonNull(settings, "settings cannot be null");
+        // One configuration (its algorithm lists are costly to build) shared, read-only, by every client.
+        this.config = new DefaultConfig();
+        config.setKeepAliveProvider(KeepAliveProvider.KEEP_ALIVE);
+    }
+
+    @Override
+    public Connection open(String hostName, Map<String, Object> hostVars) throws UnreachableException {
+        requireNonNull(hostName, "hostName cannot be null");
+        requireNonNull(hostVars, "hostVars cannot be null");
+        HostSettings host = HostSettings.of(hostName, hostVars, settings.localUser(), settings.home());
+        Connection connection = host.local() ? new LocalConnection(hostName) : openSsh(host);
+        if (!host.needsBecome()) {
+            return connection;
+        }
+        return host.becomePassword()
+                .map(password -> new BecomeConnection(connection, host.becomeUser(), password.toCharArray()))
+                .orElseGet(() -> new BecomeConnection(connection, host.becomeUser()));
+    }
+
+    /** The store every host key is checked against. */
+    public KnownHostsStore knownHosts() {
+        return knownHosts;
+    }
+
+    @Override
+    public void close() {
+        for (JumpHost jump : jumpHosts.values()) {
+            jump.close();
+        }
+        jumpHosts.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "SshConnectionFactory[" + knownHosts + "]";
+    }
+
+    private SshConnection openSsh(HostSettings host) throws UnreachableException {
+        List<Path> keyFiles = keyFiles(host);
+        HostKeyCheck check = new HostKeyCheck(knownHosts, host.hostName(), host.address(), host.port());
+        SSHClient client = newClient(check);
+        String destination = host.destination();
+        try {
+            if (host.jump().isPresent()) {
+                HostSettings.Jump jump = host.jump().get();
+                SSHClient bastion = jumpHost(jump, host.user(), keyFiles).client();
+                destination = destination + " via " + jump.host();
+                DirectConnection tunnel = bastion.newDirectConnection(host.address(), host.port());
+                client.connectVia(tunnel);
+            } else {
+                client.connect(host.address(), host.port());
+            }
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(client);
+            throw check.refusal().orElseGet(() -> SshErrors.connectFailed(host.destination()
+                    + host.jump().map(j -> " via jump host " + j.host()).orElse(""), e, settings.connectTimeout()));
+        }
+        authenticate(client, host.user(), keyFiles, host.destination());
+        return new SshConnection(host.hostName(), destination, client, check.verifiedKey().orElseThrow());
+    }
+
+    private SSHClient newClient(HostKeyCheck check) {
+        SSHClient client = new SSHClient(config);
+        client.setConnectTimeout(Math.toIntExact(settings.connectTimeout().toMillis()));
+        // Before connecting: sshj starts the keepalive thread on connect only when an interval is set.
+        client.getConnection().getKeepAlive().setKeepAliveInterval(KEEP_ALIVE_SECONDS);
+        client.addHostKeyVerifier(check);
+        return client;
+    }
+
+    private void authenticate(SSHClient client, String user, List<Path> keyFiles, String destination)
+            throws UnreachableException {
+        List<KeyProvider> keys = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        for (Path file : keyFiles) {
+            try {
+                keys.add(loadKey(file));
+            } catch (UnreachableException e) {
+                if (keyFiles.size() == 1) {
+                    closeQuietly(client);
+                    throw e;
+                }
+                skipped.add(display(file) + " (" + e.getMessage() + ")");
+            }
+        }
+        String tried = keyFiles.stream().map(this::display).collect(Collectors.joining(", "));
+        if (keys.isEmpty()) {
+            closeQuietly(client);
+            throw new UnreachableException(keyFiles.isEmpty()
+                    ? "ssh: no private key to log in as " + user + " to " + destination + ": none of ~/.ssh/id_ed25519,"
+                            + " id_ecdsa, id_rsa exists; set ansible_ssh_private_key_file or --private-key"
+                    : "ssh: no usable private key to log in as " + user + " to " + destination + " (" + String.join("; ", skipped) + ")");
+        }
+        try {
+            client.authPublickey(user, keys);
+        } catch (UserAuthException e) {
+            closeQuietly(client);
+            throw new UnreachableException("ssh: authentication as " + user + " to " + destination
+                    + " failed (tried keys: " + tried + ")", e);
+        } catch (IOException e) {
+            closeQuietly(client);
+            throw new UnreachableException("ssh: connection to " + destination + " failed during authentication: "
+                    + SshErrors.reason(e), e);
+        }
+    }
+
+    private List<Path> keyFiles(HostSettings host) throws UnreachableException {
+        Optional<Path> explicit = host.privateKey().or(settings::privateKey);
+        if (explicit.isPresent()) {
+            if (!Files.isRegularFile(explicit.get())) {
+                throw new UnreachableException("ssh: private key " + display(explicit.get()) + " for " + host.hostName()
+                        + " does not exist");
+            }
+            return List.of(explicit.get());
+        }
+        return DEFAULT_KEYS.stream()
+                .map(name -> settings.home().resolve(".ssh").resolve(name))
+                .filter(Files::isRegularFile)
+                .toList();
+    }
+
+    /** Reads and decodes a key file once per run, however many hosts use it. */
+    private KeyProvider loadKey(Path file) throws UnreachableException {
+        KeyProvider loaded = loadedKeys.get(file);
+        if (loaded != null) {
+            return loaded;
+        }
+        try (SSHClient reader = new SSHClient(config)) {
+            KeyProvider provider = reader.loadKeys(file.toString());
+            KeyProvider decoded = new KeyPairWrapper(new KeyPair(provider.getPublic(), provider.getPrivate()));
+            loadedKeys.putIfAbsent(file, decoded);
+            return decoded;
+        } catch (IOException | RuntimeException e) {
+            throw new UnreachableException("ssh: cannot use private key " + display(file) + ": " + SshErrors.reason(e)
+                    + " (keys with a passphrase and ssh-agent are not supported yet)", e);
+        }
+    }
+
+    private JumpHost jumpHost(HostSettings.Jump jump, String targetUser, List<Path> keyFiles) {
+        String user = jump.userOr(targetUser);
+        return jumpHosts.computeIfAbsent(user + "@" + jump.host() + ":" + jump.port(),
+                ignored -> new JumpHost(jump, user, keyFiles));
+    }
+
+    /** A bastion shared by every host behind it: one connection, many tunnels. */
+    private final class JumpHost {
+        private final HostSettings.Jump jump;
+        private final String user;
+        private final List<Path> keyFiles;
+        private SSHClient client;
+
+        JumpHost(HostSettings.Jump jump, String user, List<Path> keyFiles) {
+            this.jump = jump;
+            this.user = user;
+            this.keyFiles = List.copyOf(keyFiles);
+        }
+
+        synchronized SSHClient client() throws UnreachableException {
+            if (client != null && client.isConnected() && client.isAuthenticated()) {
+                return client;
+            }
+            HostKeyCheck check = new HostKeyCheck(knownHosts, jump.host(), jump.host(), jump.port());
+            SSHClient fresh = newClient(check);
+            String destination = jump.host() + ":" + jump.port();
+            try {
+                fresh.connect(jump.host(), jump.port());
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(fresh);
+                throw check.refusal().orElseGet(() -> SshErrors.connectFailed(destination + " (jump host)", e,
+                        settings.connectTimeout()));
+            }
+            authenticate(fresh, user, keyFiles, destination + " (jump host)");
+            client = fresh;
+            return client;
+        }
+
+        synchronized void close() {
+            if (client != null) {
+                closeQuietly(client);
+                client = null;
+            }
+        }
+    }
+
+    private String display(Path file) {
+        Path home = settings.home();
+        return file.startsWith(home) ? "~/" + home.relativize(file) : file.toString();
+    }
+
+    private static void closeQuietly(SSHClient client) {
+        try {
+            client.close();
+        } catch (IOException e) {
+            // Giving up on this client anyway.
+        }
+    }
+}

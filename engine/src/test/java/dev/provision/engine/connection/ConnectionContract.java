@@ -1,0 +1,357 @@
+package dev.provision.engine.connection;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.provision.modules.spi.Command;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What every {@link Connection} must do, whatever carries it. Each implementation's test extends this
+ * class and opens a connection to a host whose {@code /tmp} it may use. Every check goes through the
+ * connection itself (a scratch directory made with {@code mktemp -d}, inspected with {@code stat}),
+ * so the same tests hold for a remote host.
+ */
+@Timeout(120)
+abstract class ConnectionContract {
+    private static final Command.Attributes NONE = Command.Attributes.NONE;
+
+    protected Connection connection;
+    protected String scratch;
+
+    /** Opens a fresh connection to the host under test. */
+    protected abstract Connection openConnection() throws Exception;
+
+    @BeforeEach
+    void openAndMakeScratchDirectory() throws Exception {
+        connection = openConnection();
+        scratch = run("mktemp -d /tmp/provision-contract-XXXXXX").strip();
+        assertTrue(scratch.startsWith("/tmp/provision-contract-"), scratch);
+    }
+
+    @AfterEach
+    void removeScratchDirectoryAndClose() throws Exception {
+        if (connection != null) {
+            if (scratch != null) {
+                connection.exec(ExecRequest.argv("rm", "-rf", "--", scratch));
+            }
+            connection.close();
+        }
+    }
+
+    // --- exec ---
+
+    @Test
+    void returnsTheExitStatusOfTheCommand() throws Exception {
+        assertEquals(0, connection.exec(ExecRequest.shell("true")).exitCode());
+        assertEquals(1, connection.exec(ExecRequest.shell("false")).exitCode());
+        assertEquals(42, connection.exec(ExecRequest.shell("exit 42")).exitCode());
+    }
+
+    @Test
+    void runsTheCommandLineWithShellSemantics() throws Exception {
+        ExecResult result = connection.exec(ExecRequest.shell("x=world; echo \"hello $x\" | tr a-z A-Z; echo oops >&2"));
+        assertEquals("HELLO WORLD\n", result.stdoutText());
+        assertEquals("oops\n", result.stderrText());
+    }
+
+    @Test
+    void readsLargeStdoutAndStderrAtOnceWithoutDeadlock() throws Exception {
+        // stderr first: a client that drained stdout before stderr would wait forever on a full pipe.
+        ExecResult result = connection.exec(ExecRequest.shell(
+                "head -c 2097152 /dev/zero | tr '\\0' e >&2; head -c 8388608 /dev/zero | tr '\\0' o; "
+                        + "head -c 1000 /dev/zero | tr '\\0' f >&2"));
+        assertEquals(0, result.exitCode());
+        byte[] out = result.stdout();
+        byte[] err = result.stderr();
+        assertEquals(8 * 1024 * 1024, out.length);
+        assertEquals(2 * 1024 * 1024 + 1000, err.length);
+        assertTrue(allBytes(out, 0, out.length, (byte) 'o'));
+        assertTrue(allBytes(err, 0, 2 * 1024 * 1024, (byte) 'e'));
+        assertTrue(allBytes(err, 2 * 1024 * 1024, err.length, (byte) 'f'));
+    }
+
+    @Test
+    void passesStandardInputThroughUnchanged() throws Exception {
+        // Larger than any pipe or channel window: input and output must flow at the same time.
+        byte[] input = everyByteValue(4 * 1024 * 1024);
+        ExecResult result = connection.exec(ExecRequest.shell("cat").withStdin(input));
+        assertEquals(0, result.exitCode());
+        assertArrayEquals(input, result.stdout());
+    }
+
+    @Test
+    void endsStandardInputSoThatReadersFinish() throws Exception {
+        ExecResult result = connection.exec(ExecRequest.shell("wc -c").withStdin("four".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("4", result.stdoutText().strip());
+    }
+
+    @Test
+    void toleratesACommandThatIgnoresItsInput() throws Exception {
+        ExecResult result = connection.exec(ExecRequest.shell("echo done").withStdin(new byte[1024 * 1024]));
+        assertEquals(0, result.exitCode());
+        assertEquals("done\n", result.stdoutText());
+    }
+
+    @Test
+    void killsACommandThatRunsPastItsTimeLimit() throws Exception {
+        String marker = scratch + "/still-running";
+        long start = System.nanoTime();
+        ConnectionException failure = assertThrows(ConnectionException.class, () -> connection.exec(new ExecRequest(
+                "sleep 5; touch " + marker, new byte[0], Duration.ofMillis(500))));
+        assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 5, "returned at the time limit");
+        assertTrue(failure.getMessage().contains("timed out"), failure.getMessage());
+        Thread.sleep(6000);
+        assertEquals(1, connection.exec(ExecRequest.argv("test", "-e", marker)).exitCode(), "the command was killed");
+    }
+
+    @Test
+    void runsCommandsConcurrently() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(12);
+        try {
+            List<Future<ExecResult>> results = new ArrayList<>();
+            for (int i = 0; i < 24; i++) {
+                String word = "call-" + i;
+                results.add(pool.submit(() -> connection.exec(ExecRequest.shell("sleep 0.2; echo " + word))));
+            }
+            for (int i = 0; i < 24; i++) {
+                assertEquals("call-" + i + "\n", results.get(i).get().stdoutText());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void refusesCallsAfterClose() throws Exception {
+        Connection closed = openConnection();
+        closed.close();
+        closed.close();
+        assertThrows(ConnectionException.class, () -> closed.exec(ExecRequest.shell("true")));
+    }
+
+    // --- put and read ---
+
+    @Test
+    void putsAndReadsEveryByteValue() throws Exception {
+        byte[] content = everyByteValue(256 * 4);
+        String path = scratch + "/binary";
+        connection.put(path, content, NONE);
+        assertArrayEquals(content, connection.read(path).orElseThrow());
+        assertEquals(content.length, Integer.parseInt(run("wc -c < " + path).strip()));
+    }
+
+    @Test
+    void putsAnEmptyFile() throws Exception {
+        String path = scratch + "/empty";
+        connection.put(path, new byte[0], NONE);
+        assertArrayEquals(new byte[0], connection.read(path).orElseThrow());
+    }
+
+    @Test
+    void readsAMissingFileAsEmpty() throws Exception {
+        assertEquals(Optional.empty(), connection.read(scratch + "/no-such-file"));
+        assertEquals(Optional.empty(), connection.read(scratch + "/no-such-dir/file"));
+    }
+
+    @Test
+    void failsToReadWhatIsNotAReadableFile() throws Exception {
+        ConnectionException failure = assertThrows(ConnectionException.class, () -> connection.read(scratch));
+        assertTrue(failure.getMessage().contains(scratch), failure.getMessage());
+    }
+
+    @Test
+    void failsToReadAFileBehindAnUnsearchableDirectory() throws Exception {
+        assumeTrue(!run("id -u").strip().equals("0"), "root may search every directory");
+        run("mkdir " + scratch + "/locked && echo secret > " + scratch + "/locked/file && chmod 000 " + scratch + "/locked");
+        try {
+            assertThrows(ConnectionException.class, () -> connection.read(scratch + "/locked/file"));
+        } finally {
+            run("chmod 700 " + scratch + "/locked");
+        }
+    }
+
+    @Test
+    void failsToPutIntoAMissingDirectory() throws Exception {
+        ConnectionException failure = assertThrows(ConnectionException.class,
+                () -> connection.put(scratch + "/missing/file", new byte[] {1}, NONE));
+        assertTrue(failure.getMessage().contains(scratch + "/missing"), failure.getMessage());
+        assertTrue(failure.getMessage().contains(connection.hostName()), failure.getMessage());
+    }
+
+    @Test
+    void refusesToReplaceADirectory() throws Exception {
+        run("mkdir " + scratch + "/dir");
+        assertThrows(ConnectionException.class, () -> connection.put(scratch + "/dir", new byte[] {1}, NONE));
+        assertEquals("", run("ls -A " + scratch + "/dir"), "nothing was moved into the directory");
+    }
+
+    @Test
+    void replacesAFileAtomicallyAndLeavesNoTemporaryFile() throws Exception {
+        String path = scratch + "/big";
+        byte[] first = filled(5 * 1024 * 1024, (byte) 'A');
+        byte[] second = filled(5 * 1024 * 1024 + 17, (byte) 'B');
+        connection.put(path, first, NONE);
+        AtomicBoolean writing = new AtomicBoolean(true);
+        ExecutorService reader = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> reads = reader.submit(() -> {
+                int count = 0;
+                while (writing.get() || count < 3) {
+                    byte[] seen = connection.read(path).orElseThrow();
+                    if (!Arrays.equals(seen, first) && !Arrays.equals(seen, second)) {
+                        throw new AssertionError("read a partial file of " + seen.length + " bytes");
+                    }
+                    count++;
+                }
+                return count;
+            });
+            for (int i = 0; i < 8; i++) {
+                connection.put(path, i % 2 == 0 ? second : first, NONE);
+            }
+            writing.set(false);
+            assertTrue(reads.get() >= 3);
+        } finally {
+            writing.set(false);
+            reader.shutdownNow();
+        }
+        assertArrayEquals(first, connection.read(path).orElseThrow());
+        assertEquals("big\n", run("ls -A " + scratch));
+    }
+
+    @Test
+    void removesTheTemporaryFileWhenAnAttributeCannotBeSet() throws Exception {
+        String path = scratch + "/file";
+        assertThrows(ConnectionException.class, () -> connection.put(path, new byte[] {1},
+                new Command.Attributes(Optional.empty(), Optional.of("no-such-user-provision"), Optional.empty())));
+        assertEquals("", run("ls -A " + scratch));
+    }
+
+    @Test
+    void appliesTheModeAskedFor() throws Exception {
+        String path = scratch + "/mode";
+        connection.put(path, new byte[] {1}, new Command.Attributes(Optional.of("0640"), Optional.empty(), Optional.empty()));
+        assertEquals("640", run("stat -c %a " + path).strip());
+        connection.put(path, new byte[] {2}, new Command.Attributes(Optional.of("0755"), Optional.empty(), Optional.empty()));
+        assertEquals("755", run("stat -c %a " + path).strip());
+    }
+
+    @Test
+    void keepsTheModeOfTheExistingFileWhenNoneIsGiven() throws Exception {
+        String path = scratch + "/kept";
+        run("echo old > " + path + " && chmod 0604 " + path);
+        connection.put(path, "new".getBytes(StandardCharsets.UTF_8), NONE);
+        assertEquals("604", run("stat -c %a " + path).strip());
+        assertEquals("new", new String(connection.read(path).orElseThrow(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void createsANewFileWithTheUmaskModeWhenNoneIsGiven() throws Exception {
+        String path = scratch + "/fresh";
+        connection.put(path, new byte[] {1}, NONE);
+        String expected = run("printf '%o' $(( 0666 & ~$(umask) ))");
+        assertEquals(expected, run("stat -c %a " + path).strip());
+    }
+
+    @Test
+    void appliesOwnerAndGroupAskedFor() throws Exception {
+        assumeTrue(run("id -u").strip().equals("0"), "only root may give files away");
+        String group = run("id -gn nobody").strip();
+        String path = scratch + "/owned";
+        connection.put(path, new byte[] {1}, new Command.Attributes(Optional.of("0600"), Optional.of("nobody"), Optional.of(group)));
+        assertEquals("nobody:" + group + ":600", run("stat -c %U:%G:%a " + path).strip());
+        // Not given next time: kept from the existing file.
+        connection.put(path, new byte[] {2}, NONE);
+        assertEquals("nobody:" + group + ":600", run("stat -c %U:%G:%a " + path).strip());
+    }
+
+    @Test
+    void writesAndReadsUnicodePaths() throws Exception {
+        String directory = scratch + "/ünïcødé ☃";
+        connection.exec(ExecRequest.argv("mkdir", directory));
+        String path = directory + "/fïle ✓";
+        byte[] content = "grüße ☃\n".getBytes(StandardCharsets.UTF_8);
+        connection.put(path, content, NONE);
+        assertArrayEquals(content, connection.read(path).orElseThrow());
+        ExecResult listed = connection.exec(ExecRequest.argv("ls", directory));
+        assertEquals("fïle ✓\n", listed.stdoutText());
+    }
+
+    @Test
+    void writesPathsWithShellSyntaxLiterallyAndInjectsNothing() throws Exception {
+        String pwned = scratch + "/pwned";
+        String directory = scratch + "/a'; touch " + pwned + "; '";
+        connection.exec(ExecRequest.argv("mkdir", "-p", directory));
+        List<String> paths = List.of(
+                directory + "/x",
+                scratch + "/$(touch " + "pwned)",
+                scratch + "/`touch pwned`",
+                scratch + "/\"; touch pwned; \"",
+                scratch + "/new\nline",
+                scratch + "/-rf");
+        for (String path : paths) {
+            byte[] content = path.getBytes(StandardCharsets.UTF_8);
+            connection.put(path, content, NONE);
+            assertArrayEquals(content, connection.read(path).orElseThrow(), path);
+        }
+        assertEquals(1, connection.exec(ExecRequest.argv("test", "-e", pwned)).exitCode(), "no command was injected");
+        assertFalse(run("ls -A " + scratch).contains("pwned\n"), "no file named pwned was created");
+    }
+
+    @Test
+    void refusesARelativePath() {
+        assertThrows(ConnectionException.class, () -> connection.put("relative/file", new byte[] {1}, NONE));
+        assertThrows(ConnectionException.class, () -> connection.read("relative/file"));
+    }
+
+    // --- helpers ---
+
+    /** Runs a test's own command line (never one built from untrusted values) and returns its stdout. */
+    protected String run(String commandLine) throws ConnectionException {
+        ExecResult result = connection.exec(ExecRequest.shell(commandLine));
+        if (result.exitCode() != 0) {
+            throw new AssertionError(commandLine + " failed with " + result.exitCode() + ": " + result.stderrText());
+        }
+        return result.stdoutText();
+    }
+
+    static byte[] everyByteValue(int length) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) i;
+        }
+        return bytes;
+    }
+
+    private static byte[] filled(int length, byte value) {
+        byte[] bytes = new byte[length];
+        Arrays.fill(bytes, value);
+        return bytes;
+    }
+
+    private static boolean allBytes(byte[] bytes, int from, int to, byte value) {
+        for (int i = from; i < to; i++) {
+            if (bytes[i] != value) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.provision.engine.connection;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The connection contract over a real sshd on 127.0.0.1 (skipped when not root or without sshd). */
+class SshConnectionTest extends ConnectionContract {
+    @TempDir
+    static Path directory;
+    private static TestSshd sshd;
+    private static SshConnectionFactory factory;
+
+    @BeforeAll
+    static void startSshd() throws Exception {
+        TestSshd.assumeAvailable();
+        sshd = TestSshd.start(directory.resolve("sshd"));
+        KnownHostsStore store = new KnownHostsStore(directory.resolve("known_hosts"), KnownHostsStore.Policy.ACCEPT_NEW, Set.of());
+        factory = new SshConnectionFactory(store, SshConnectionFactory.Settings.defaults()
+                .withPrivateKey(sshd.clientKey)
+                .withLocalUser("root", directory.resolve("home")));
+    }
+
+    @AfterAll
+    static void stopSshd() throws Exception {
+        if (factory != null) {
+            factory.close();
+        }
+        if (sshd != null) {
+            sshd.stop();
+        }
+    }
+
+    @Override
+    protected Connection openConnection() throws Exception {
+        return factory.open("node01", Map.of("ansible_host", "127.0.0.1", "ansible_port", sshd.port));
+    }
+
+    @Test
+    void opensAnSshConnectionThatVerifiedTheServersHostKey() throws Exception {
+        SshConnection ssh = assertInstanceOf(SshConnection.class, connection);
+        assertEquals(sshd.hostKeyLine(), KnownHostsStore.openSshKey(ssh.hostKey()));
+        assertEquals("node01", ssh.hostName());
+        assertEquals("root\n", run("id -un"));
+    }
+
+    @Test
+    void runsMoreConcurrentCommandsThanTheServerAllowsSessions() throws Exception {
+        // sshd allows 10 sessions per connection (MaxSessions); 30 at once must queue, not fail.
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(30);
+        try {
+            var results = new java.util.ArrayList<java.util.concurrent.Future<ExecResult>>();
+            for (int i = 0; i < 30; i++) {
+                results.add(pool.submit(() -> connection.exec(ExecRequest.shell("sleep 0.3; echo ok"))));
+            }
+            for (var result : results) {
+                assertEquals("ok\n", result.get().stdoutText());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void reportsTheExitOfACommandKilledByASignalAsAShellWould() throws Exception {
+        ExecResult result = connection.exec(ExecRequest.shell("kill -TERM $$"));
+        assertEquals(128 + 15, result.exitCode());
+        assertTrue(result.stdoutText().isEmpty());
+    }
+}

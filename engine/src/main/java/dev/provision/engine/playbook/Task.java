@@ -21,6 +21,9 @@ import java.util.Set;
  * @param when conditions that must all hold (block and include conditions first)
  * @param baseDirectory the playbook's (or role's) directory: {@code templates/} and {@code files/}
  *     are looked up under it first
+ * @param checkMode {@code check_mode:} as Ansible: {@code false} applies the task even under
+ *     {@code --check} (for read-only commands whose output later tasks need), {@code true} plans it
+ *     even in a normal run; empty follows the run
  * @param listen handler topics ({@code listen:}); for handlers, the name is a topic too
  */
 public record Task(
@@ -45,6 +48,7 @@ public record Task(
         boolean noLog,
         Optional<Boolean> become,
         Optional<String> becomeUser,
+        Optional<Boolean> checkMode,
         List<String> listen,
         Path baseDirectory,
         Optional<RoleContext> role,
@@ -70,6 +74,7 @@ public record Task(
         requireNonNull(delegateTo, "delegateTo cannot be null");
         requireNonNull(become, "become cannot be null");
         requireNonNull(becomeUser, "becomeUser cannot be null");
+        requireNonNull(checkMode, "checkMode cannot be null");
         listen = List.copyOf(listen);
         requireNonNull(baseDirectory, "baseDirectory cannot be null");
         requireNonNull(role, "role cannot be null");

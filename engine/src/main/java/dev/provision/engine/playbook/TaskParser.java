@@ -42,7 +42,6 @@ final class TaskParser {
             Map.entry("environment", "set the variables in the command itself"),
             Map.entry("remote_user", "set ansible_user in the inventory instead"),
             Map.entry("connection", "set ansible_connection in the inventory instead"),
-            Map.entry("check_mode", "run the whole playbook with --check instead"),
             Map.entry("diff", "run the whole playbook with --diff instead"),
             Map.entry("async", "run the task synchronously"),
             Map.entry("poll", "run the task synchronously"),
@@ -380,7 +379,8 @@ final class TaskParser {
         return new Task(name, module, args, argPositions, effective.when, loop, register, notify,
                 effective.tags, effective.vars, effective.ignoreErrors.orElse(false), changedWhen, failedWhen, until,
                 retryCount, delay.orElse(DEFAULT_DELAY_SECONDS), effective.runOnce.orElse(false),
-                effective.delegateTo, effective.noLog.orElse(false), effective.become, effective.becomeUser, listen,
+                effective.delegateTo, effective.noLog.orElse(false), effective.become, effective.becomeUser,
+                effective.checkMode, listen,
                 src.baseDirectory(), src.role(), doc.position(mapping));
     }
 
@@ -469,6 +469,7 @@ final class TaskParser {
             case "no_log" -> into.noLog = Optional.of(Values.bool(doc, v, "no_log"));
             case "run_once" -> into.runOnce = Optional.of(Values.bool(doc, v, "run_once"));
             case "delegate_to" -> into.delegateTo = Optional.of(Values.string(doc, v, "delegate_to"));
+            case "check_mode" -> into.checkMode = Optional.of(Values.bool(doc, v, "check_mode"));
             default -> {
                 return false;
             }

@@ -21,7 +21,8 @@ final class ParamValidator {
             String key = e.getKey();
             Optional<ParamSpec.Param> declared = spec.lookup(key);
             if (declared.isEmpty() && spec.acceptsAnyKeys()) {
-                out.put(key, e.getValue());
+                // YAML `x:` with no value: an empty string, since Params holds no nulls
+                out.put(key, e.getValue() == null ? "" : e.getValue());
                 writtenAs.put(key, key);
                 continue;
             }

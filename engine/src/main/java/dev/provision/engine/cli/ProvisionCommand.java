@@ -1,0 +1,269 @@
+package dev.provision.engine.cli;
+
+import dev.provision.engine.connection.ConnectionFactory;
+import dev.provision.engine.exec.Executor;
+import dev.provision.engine.exec.ModuleRegistry;
+import dev.provision.engine.exec.RunOptions;
+import dev.provision.engine.exec.RunSummary;
+import dev.provision.engine.inventory.Host;
+import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.playbook.Play;
+import dev.provision.engine.playbook.Playbook;
+import dev.provision.engine.playbook.PlaybookLoader;
+import dev.provision.engine.report.HumanOutput;
+import dev.provision.engine.report.JsonReport;
+import dev.provision.engine.report.Listeners;
+import dev.provision.engine.report.RunListener;
+import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.template.TemplateEngine;
+import dev.provision.modules.text.ShellWords;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code provision [OPTIONS] PLAYBOOK}. */
+@Command(name = "provision", mixinStandardHelpOptions = true, versionProvider = ProvisionCommand.Version.class,
+        sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Converge hosts to the state a YAML playbook describes, over one SSH connection per host.", ""},
+        footerHeading = "%nExamples:%n",
+        footer = {
+            "  provision -i inventory.yml playbooks/cluster.yml          converge the cluster",
+            "  provision -i inventory.yml --check --diff playbooks/cluster.yml",
+            "                                                            show what would change, change nothing",
+            "  provision -i inventory.yml --limit node07 --replaced node07 playbooks/cluster.yml",
+            "                                                            accept a rebuilt node's new host key and converge it",
+            "  provision -i localhost, -e dir=/tmp/x site.yml             run against this machine",
+            "",
+            "Exit codes:",
+            "  0 ok    1 internal error    2 a task failed    3 a host was unreachable",
+            "  4 invalid playbook/inventory/vars    5 usage error    6 changes (with --detailed-exitcodes)"})
+public final class ProvisionCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "PLAYBOOK", description = "The playbook to run.")
+    Path playbook;
+
+    @Option(names = {"-i", "--inventory"}, paramLabel = "SOURCE",
+            description = "Inventory file, directory, or comma list of hosts (host1,host2 or host1,). Repeatable. Default: localhost only.")
+    List<String> inventory = new ArrayList<>();
+
+    @Option(names = {"-l", "--limit"}, paramLabel = "PATTERN", description = "Further limit the hosts (pattern, e.g. 'gpu:!node07' or 'node01,node02').")
+    String limit;
+
+    @Option(names = {"-C", "--check"}, description = "Plan only: report what would change, change nothing.")
+    boolean check;
+
+    @Option(names = {"-D", "--diff"}, description = "Show unified diffs of the files and values that change (or would change).")
+    boolean diff;
+
+    @Option(names = {"-t", "--tags"}, split = ",", paramLabel = "TAGS", description = "Run only tasks with these tags.")
+    Set<String> tags = new LinkedHashSet<>();
+
+    @Option(names = "--skip-tags", split = ",", paramLabel = "TAGS", description = "Skip tasks with these tags.")
+    Set<String> skipTags = new LinkedHashSet<>();
+
+    @Option(names = {"-f", "--forks"}, paramLabel = "N", description = "Hosts worked on at once (default: all selected hosts, up to ${DEFAULT-VALUE}).", defaultValue = "1000")
+    int forks;
+
+    @Option(names = {"-e", "--extra-vars"}, paramLabel = "VARS", description = "Variables that override all others: key=value, YAML/JSON, or @file. Repeatable.")
+    List<String> extraVars = new ArrayList<>();
+
+    @Option(names = "--list-hosts", description = "List the hosts each play would run on, then exit.")
+    boolean listHosts;
+
+    @Option(names = "--list-tasks", description = "List the tasks of each play, then exit.")
+    boolean listTasks;
+
+    @Option(names = "--syntax-check", description = "Load and validate the playbook and inventory, then exit.")
+    boolean syntaxCheck;
+
+    @Option(names = "--start-at-task", paramLabel = "NAME", description = "Start at the task with this name.")
+    String startAtTask;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write a machine-readable report to FILE.")
+    Path json;
+
+    @Option(names = "--detailed-exitcodes", description = "Exit with 6 when changes were made (or, with --check, are pending).")
+    boolean detailedExitCodes;
+
+    @Option(names = "--private-key", paramLabel = "FILE", description = "SSH private key (default: inventory's ansible_ssh_private_key_file, else ~/.ssh/id_*).")
+    Path privateKey;
+
+    @Option(names = "--known-hosts", paramLabel = "FILE", description = "The controller's known-hosts store (default: $PROVISION_KNOWN_HOSTS or ~/.provision/known_hosts).")
+    Path knownHosts;
+
+    @Option(names = "--strict-host-keys", description = "Refuse hosts whose key is not yet known (default: accept and record new hosts, like OpenSSH accept-new).")
+    boolean strictHostKeys;
+
+    @Option(names = "--replaced", split = ",", paramLabel = "HOST", description = "Hosts that were rebuilt: accept and record their new host key once. Repeatable.")
+    Set<String> replaced = new LinkedHashSet<>();
+
+    @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10", description = "SSH connect timeout (default: ${DEFAULT-VALUE}).")
+    int connectTimeout;
+
+    @Option(names = {"-K", "--ask-become-pass"}, description = "Ask for the sudo password (or set PROVISION_BECOME_PASSWORD).")
+    boolean askBecomePass;
+
+    @Option(names = "-v", description = "More output; repeat for more (-vvv shows stack traces of internal errors).")
+    boolean[] verbose = new boolean[0];
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final List<String> args;
+
+    ProvisionCommand(PrintStream out, PrintStream err, List<String> args) {
+        this.out = out;
+        this.err = err;
+        this.args = List.copyOf(args);
+    }
+
+    /** Parses and runs; returns the exit code. Never calls {@link System#exit}. */
+    public static int execute(String[] args, PrintStream out, PrintStream err) {
+        ProvisionCommand command = new ProvisionCommand(out, err, List.of(args));
+        CommandLine cli = new CommandLine(command);
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        cli.setParameterExceptionHandler((ex, a) -> {
+            err.println("provision: " + ex.getMessage());
+            err.println("Try 'provision --help' for more information.");
+            return ExitCode.USAGE.code();
+        });
+        cli.setExecutionExceptionHandler((ex, c, parsed) -> {
+            err.println("provision: internal error: " + ex + " (please report it; -vvv shows the stack trace)");
+            if (command.verbose.length >= 3) {
+                ex.printStackTrace(err);
+            }
+            return ExitCode.INTERNAL.code();
+        });
+        return cli.execute(args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        try {
+            return run().code();
+        } catch (InvalidInputException e) {
+            err.println("ERROR: " + e.getMessage());
+            if (verbose.length >= 3) {
+                e.printStackTrace(err);
+            }
+            return ExitCode.INVALID_INPUT.code();
+        }
+    }
+
+    private ExitCode run() throws Exception {
+        if (!Files.isRegularFile(playbook)) {
+            err.println("ERROR: " + playbook + ": no such playbook file");
+            return ExitCode.INVALID_INPUT;
+        }
+        ModuleRegistry modules = ModuleRegistry.load();
+        Playbook book = PlaybookLoader.load(playbook, modules);
+        Inventory inv = Inventory.load(inventory, book.directory());
+        RunOptions options = new RunOptions(check, diff, tags, skipTags, Math.max(1, forks),
+                ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length);
+        if (syntaxCheck) {
+            out.println("playbook: " + playbook + " (" + book.plays().size() + " plays) — syntax OK");
+            return ExitCode.OK;
+        }
+        if (listHosts || listTasks) {
+            list(book, inv, options);
+            return ExitCode.OK;
+        }
+        boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
+        List<RunListener> listeners = new ArrayList<>();
+        listeners.add(new HumanOutput(out, color, diff, verbose.length));
+        JsonReport report = json == null ? null : new JsonReport(json);
+        if (report != null) {
+            listeners.add(report);
+        }
+        RunListener listener = new Listeners(listeners);
+        TemplateEngine templates = new TemplateEngine(templateRoots());
+        RunSummary summary;
+        try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
+            summary = new Executor(modules, templates, connections, listener, options).run(book, inv);
+        }
+        List<String> retry = new ArrayList<>(summary.failedHosts());
+        retry.addAll(summary.unreachableHosts());
+        listener.recap(summary.stats(), retry.isEmpty() ? "" : retryCommand(retry));
+        if (report != null && report.failure().isPresent()) {
+            err.println("WARNING: could not write the JSON report " + json + ": " + report.failure().get().getMessage());
+        }
+        if (!summary.failedHosts().isEmpty()) {
+            return ExitCode.HOST_FAILED;
+        }
+        if (!summary.unreachableHosts().isEmpty()) {
+            return ExitCode.UNREACHABLE;
+        }
+        return detailedExitCodes && summary.anyChanged() ? ExitCode.CHANGES : ExitCode.OK;
+    }
+
+    private void list(Playbook book, Inventory inv, RunOptions options) throws InvalidInputException {
+        out.println("playbook: " + playbook);
+        for (Play play : book.plays()) {
+            out.println();
+            out.println("  play #" + (book.plays().indexOf(play) + 1) + " (" + play.hosts() + "): " + play.name());
+            if (listHosts) {
+                List<Host> hosts = Executor.selectHosts(play, inv, options);
+                out.println("    hosts (" + hosts.size() + "):");
+                hosts.forEach(h -> out.println("      " + h.name()));
+            }
+            if (listTasks) {
+                out.println("    tasks:");
+                for (var t : dev.provision.engine.exec.Executor.tasksOf(play)) {
+                    out.println("      " + t.displayName() + (t.tags().isEmpty() ? "" : "\tTAGS: " + new java.util.TreeSet<>(t.tags())));
+                }
+            }
+        }
+    }
+
+    /** The same command line with {@code --limit} replaced by the hosts to retry. */
+    private String retryCommand(List<String> hosts) {
+        List<String> words = new ArrayList<>(List.of("provision"));
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.equals("-l") || a.equals("--limit")) {
+                i++;
+                continue;
+            }
+            if (a.startsWith("--limit=") || a.startsWith("-l") && a.length() > 2) {
+                continue;
+            }
+            words.add(a);
+        }
+        words.add("--limit");
+        words.add(String.join(",", hosts));
+        return ShellWords.join(words);
+    }
+
+    /** The repository's {@code templates/}: beside the launcher ({@code provision.home}), else the working directory's. */
+    private static List<Path> templateRoots() {
+        String home = System.getProperty("provision.home");
+        Path root = home != null ? Path.of(home) : Path.of("").toAbsolutePath();
+        Path templates = root.resolve("templates");
+        return Files.isDirectory(templates) ? List.of(templates) : List.of();
+    }
+
+    Duration connectTimeout() {
+        return Duration.ofSeconds(Math.max(1, connectTimeout));
+    }
+
+    /** {@code --version}: the version baked into the jar's manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = ProvisionCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"provision " + (v == null ? "development build" : v), "Java " + Runtime.version()};
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.Expressions;
+import dev.provision.modules.spi.HostView;
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.TaskContext;
+import dev.provision.modules.spi.Templates;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** What a module sees of one task on one host: the host, templates, controller files, expressions. */
+final class EngineTaskContext implements TaskContext {
+    private final HostView host;
+    private final PlayContext play;
+    private final Task task;
+    private final Map<String, Object> vars;
+
+    EngineTaskContext(HostView host, PlayContext play, Task task, Map<String, Object> vars) {
+        this.host = host;
+        this.play = play;
+        this.task = task;
+        this.vars = vars;
+    }
+
+    @Override
+    public HostView host() {
+        return host;
+    }
+
+    @Override
+    public Templates templates() {
+        return name -> {
+            try {
+                return play.templates.render(name, searchPath("templates"), vars);
+            } catch (TemplateException e) {
+                throw new ModuleException(e.getMessage(), e);
+            }
+        };
+    }
+
+    /** {@code templates/} (or {@code files/}) of the task's role or playbook, then the playbook's. */
+    private List<Path> searchPath(String kind) {
+        LinkedHashSet<Path> dirs = new LinkedHashSet<>();
+        dirs.add(task.baseDirectory().resolve(kind).normalize());
+        dirs.add(play.playbookDirectory.resolve(kind).normalize());
+        return new ArrayList<>(dirs);
+    }
+
+    @Override
+    public Path controllerFile(String name) throws ModuleException {
+        List<Path> dirs = searchPath("files");
+        dirs.add(task.baseDirectory());
+        for (Path dir : dirs) {
+            Path candidate = dir.resolve(name).normalize();
+            if (Files.isRegularFile(candidate)) {
+                return candidate;
+            }
+        }
+        throw new ModuleException(task.position() + ": file '" + name + "' not found; searched "
+                + dirs.stream().map(Path::toString).collect(Collectors.joining(", ")));
+    }
+
+    @Override
+    public Expressions expressions() {
+        return new Expressions() {
+            @Override
+            public boolean test(String expression) throws ModuleException {
+                try {
+                    return play.templates.test(expression, vars, task.position());
+                } catch (TemplateException e) {
+                    throw new ModuleException(e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public Object value(String expression) throws ModuleException {
+                try {
+                    return play.templates.evaluate(expression, vars, task.position());
+                } catch (TemplateException e) {
+                    throw new ModuleException(e.getMessage(), e);
+                }
+            }
+        };
+    }
+
+    @Override
+    public Map<String, Object> variables() {
+        return vars;
+    }
+}

@@ -1,0 +1,399 @@
+package dev.provision.engine.exec;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.engine.connection.ConnectionFactory;
+import dev.provision.engine.connection.ExecRequest;
+import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.inventory.Host;
+import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.playbook.Block;
+import dev.provision.engine.playbook.Play;
+import dev.provision.engine.playbook.Playbook;
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.playbook.TaskNode;
+import dev.provision.engine.report.HostStats;
+import dev.provision.engine.report.RunListener;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.engine.report.TaskStatus;
+import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.template.TemplateEngine;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.function.Function;
+
+/**
+ * Runs a playbook. Per play: select hosts, split them in {@code serial} batches, connect to every
+ * host of a batch once (in parallel, at most {@code forks} at a time) and read its facts in one
+ * round trip; then walk the tasks in order, each task on all active hosts of the batch in parallel
+ * (Ansible's linear strategy), reporting results in host order; handlers run at the end of each
+ * section for the hosts that were notified.
+ */
+public final class Executor {
+    private final ModuleRegistry modules;
+    private final TemplateEngine templates;
+    private final ConnectionFactory connectionFactory;
+    private final RunListener listener;
+    private final RunOptions options;
+
+    public Executor(ModuleRegistry modules, TemplateEngine templates, ConnectionFactory connectionFactory,
+                    RunListener listener, RunOptions options) {
+        this.modules = requireNonNull(modules, "modules cannot be null");
+        this.templates = requireNonNull(templates, "templates cannot be null");
+        this.connectionFactory = requireNonNull(connectionFactory, "connectionFactory cannot be null");
+        this.listener = requireNonNull(listener, "listener cannot be null");
+        this.options = requireNonNull(options, "options cannot be null");
+    }
+
+    /** The hosts each play would run on, after {@code --limit}. */
+    public static List<Host> selectHosts(Play play, Inventory inventory, RunOptions options) throws InvalidInputException {
+        List<Host> selected = inventory.select(play.hosts());
+        if (options.limit().isPresent()) {
+            Set<String> limited = new HashSet<>();
+            inventory.select(options.limit().get()).forEach(h -> limited.add(h.name()));
+            selected = selected.stream().filter(h -> limited.contains(h.name())).toList();
+        }
+        return selected;
+    }
+
+    public RunSummary run(Playbook playbook, Inventory inventory) throws InvalidInputException {
+        checkHandlers(playbook);
+        Map<String, HostState> states = new LinkedHashMap<>();
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+             Connections connections = new Connections(connectionFactory, inventory)) {
+            Semaphore forks = new Semaphore(options.forks());
+            StartGate start = new StartGate(options.startAtTask().orElse(null));
+            for (Play play : playbook.plays()) {
+                List<Host> hosts = selectHosts(play, inventory, options);
+                if (hosts.isEmpty()) {
+                    listener.noHostsMatched(play.hosts());
+                    continue;
+                }
+                List<HostState> playHosts = new ArrayList<>();
+                for (Host h : hosts) {
+                    playHosts.add(states.computeIfAbsent(h.name(), n -> new HostState(h)));
+                }
+                listener.playStarted(play.name().isEmpty() ? play.hosts() : play.name(),
+                        playHosts.stream().map(HostState::name).toList(), options.check());
+                for (List<HostState> batch : Batches.split(playHosts, play.serial())) {
+                    Map<String, HostState> batchMap = new LinkedHashMap<>();
+                    batch.forEach(h -> batchMap.put(h.name(), h));
+                    PlayContext ctx = new PlayContext(play, playbook.directory(), batchMap, inventory, options, templates);
+                    PlayRun run = new PlayRun(ctx, new TaskRunner(ctx, modules, connections), connections, pool, forks, start);
+                    if (!run.execute()) {
+                        break; // max_fail_percentage or any_errors_fatal ended the play
+                    }
+                }
+            }
+        } finally {
+            states.values().forEach(HostState::closeConnection);
+        }
+        Map<String, HostStats> stats = new LinkedHashMap<>();
+        List<String> failed = new ArrayList<>();
+        List<String> unreachable = new ArrayList<>();
+        for (HostState s : states.values()) {
+            stats.put(s.name(), s.stats);
+            if (s.unreachable()) {
+                unreachable.add(s.name());
+            } else if (s.failed() || s.stats.failed() > 0) {
+                failed.add(s.name());
+            }
+        }
+        return new RunSummary(stats, failed, unreachable);
+    }
+
+    /** A notify that names no handler is a mistake in the playbook, found before anything runs. */
+    private static void checkHandlers(Playbook playbook) throws InvalidInputException {
+        for (Play play : playbook.plays()) {
+            Set<String> topics = new HashSet<>();
+            for (Task h : play.handlers()) {
+                topics.add(h.name());
+                topics.addAll(h.listen());
+            }
+            for (Task t : allTasks(play)) {
+                for (String n : t.notifies()) {
+                    if (!topics.contains(n)) {
+                        throw new InvalidInputException(t.position(), "notify names no handler '" + n + "'"
+                                + dev.provision.modules.spi.Suggestions.closest(n, topics).map(s -> " (did you mean '" + s + "'?)").orElse("")
+                                + "; handlers of this play: " + String.join(", ", new java.util.TreeSet<>(topics)));
+                    }
+                }
+            }
+        }
+    }
+
+    /** The play's tasks in run order (pre_tasks, roles and tasks, post_tasks), blocks flattened; no handlers. */
+    public static List<Task> tasksOf(Play play) {
+        List<Task> out = new ArrayList<>();
+        for (List<TaskNode> section : List.of(play.preTasks(), play.tasks(), play.postTasks())) {
+            collect(section, out);
+        }
+        return out;
+    }
+
+    static List<Task> allTasks(Play play) {
+        List<Task> out = new ArrayList<>();
+        for (List<TaskNode> section : List.of(play.preTasks(), play.tasks(), play.postTasks())) {
+            collect(section, out);
+        }
+        collect(new ArrayList<>(play.handlers()), out);
+        return out;
+    }
+
+    private static void collect(List<? extends TaskNode> nodes, List<Task> out) {
+        for (TaskNode n : nodes) {
+            switch (n) {
+                case Task t -> out.add(t);
+                case Block b -> {
+                    collect(b.block(), out);
+                    collect(b.rescue(), out);
+                    collect(b.always(), out);
+                }
+            }
+        }
+    }
+
+    /** {@code --start-at-task}: nothing runs until a task of that name is reached. */
+    static final class StartGate {
+        private String waitingFor;
+
+        StartGate(String name) {
+            this.waitingFor = name;
+        }
+
+        boolean open(Task task) {
+            if (waitingFor != null && (task.name().equals(waitingFor) || task.displayName().equals(waitingFor))) {
+                waitingFor = null;
+            }
+            return waitingFor == null;
+        }
+    }
+
+    /** One batch of one play. */
+    private final class PlayRun {
+        private final PlayContext ctx;
+        private final TaskRunner runner;
+        private final Connections connections;
+        private final ExecutorService pool;
+        private final Semaphore forks;
+        private final StartGate start;
+        private final List<HostState> hosts;
+        private boolean aborted;
+
+        PlayRun(PlayContext ctx, TaskRunner runner, Connections connections, ExecutorService pool, Semaphore forks, StartGate start) {
+            this.ctx = ctx;
+            this.runner = runner;
+            this.connections = connections;
+            this.pool = pool;
+            this.forks = forks;
+            this.start = start;
+            this.hosts = List.copyOf(ctx.hosts.values());
+        }
+
+        /** @return false when the play must stop for all hosts (failure thresholds) */
+        boolean execute() {
+            connectAndGather();
+            for (List<TaskNode> section : List.of(ctx.play.preTasks(), ctx.play.tasks(), ctx.play.postTasks())) {
+                runNodes(section, hosts);
+                flushHandlers();
+                if (aborted) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private void connectAndGather() {
+            List<HostState> pending = hosts.stream().filter(h -> h.active()).toList();
+            boolean gather = ctx.play.gatherFacts();
+            if (gather) {
+                listener.taskStarted("Gathering Facts", ctx.play.position().toString(), false);
+            }
+            Map<HostState, TaskResult> results = parallel(pending, h -> {
+                try {
+                    if (h.connection().isEmpty()) {
+                        connections.open(h);
+                    }
+                    if (gather && h.facts().isEmpty()) {
+                        ExecResult r = h.connection().orElseThrow().exec(ExecRequest.shell(Facts.SCRIPT));
+                        h.facts(Facts.parse(r.stdoutText()));
+                    }
+                    return TaskResult.simple(h.name(), TaskStatus.OK, "");
+                } catch (UnreachableException e) {
+                    return TaskResult.simple(h.name(), TaskStatus.UNREACHABLE, e.getMessage());
+                } catch (ConnectionException e) {
+                    return TaskResult.simple(h.name(), TaskStatus.UNREACHABLE, e.getMessage());
+                }
+            });
+            for (HostState h : pending) {
+                TaskResult r = results.get(h);
+                if (r.status() == TaskStatus.UNREACHABLE) {
+                    h.markUnreachable();
+                    h.stats.count(TaskStatus.UNREACHABLE);
+                    listener.hostResult(r);
+                } else if (gather) {
+                    h.stats.count(TaskStatus.OK);
+                    listener.hostResult(r);
+                }
+            }
+        }
+
+        private void runNodes(List<TaskNode> nodes, List<HostState> scope) {
+            for (TaskNode node : nodes) {
+                List<HostState> active = scope.stream().filter(HostState::active).toList();
+                if (active.isEmpty() || aborted) {
+                    return;
+                }
+                switch (node) {
+                    case Task t -> runTask(t, active, false);
+                    case Block b -> runBlock(b, active);
+                }
+            }
+        }
+
+        private void runBlock(Block b, List<HostState> scope) {
+            runNodes(b.block(), scope);
+            List<HostState> failedInBlock = scope.stream().filter(h -> h.failed() && !h.unreachable()).toList();
+            if (!b.rescue().isEmpty() && !failedInBlock.isEmpty()) {
+                failedInBlock.forEach(h -> {
+                    h.failed(false);
+                    h.stats.rescue();
+                });
+                runNodes(b.rescue(), failedInBlock);
+            }
+            List<HostState> stillFailed = scope.stream().filter(h -> h.failed() && !h.unreachable()).toList();
+            if (!b.always().isEmpty()) {
+                stillFailed.forEach(h -> h.failed(false));
+                runNodes(b.always(), scope);
+                stillFailed.forEach(h -> h.failed(true));
+            }
+        }
+
+        private void runTask(Task task, List<HostState> active, boolean handler) {
+            if (!handler && (!selectedByTags(task) || !start.open(task))) {
+                return;
+            }
+            listener.taskStarted(task.displayName(), task.position().toString(), handler);
+            Map<HostState, TaskResult> results;
+            if (task.runOnce()) {
+                HostState first = active.get(0);
+                TaskResult r = runner.run(task, first, handler);
+                results = new LinkedHashMap<>();
+                results.put(first, r);
+                task.register().ifPresent(name -> first.runtimeVars().entrySet().stream()
+                        .filter(e -> e.getKey().equals(name))
+                        .forEach(e -> active.forEach(h -> h.setVar(name, e.getValue()))));
+            } else {
+                results = parallel(active, h -> runner.run(task, h, handler));
+            }
+            int failures = 0;
+            for (HostState h : active) {
+                TaskResult r = results.get(h);
+                if (r == null) {
+                    continue;
+                }
+                h.stats.count(r.status());
+                listener.hostResult(r);
+                switch (r.status()) {
+                    case FAILED -> {
+                        h.failed(true);
+                        failures++;
+                    }
+                    case UNREACHABLE -> h.markUnreachable();
+                    case CHANGED -> task.notifies().forEach(h::notify);
+                    default -> { }
+                }
+                if (task.runOnce() && r.status() == TaskStatus.CHANGED) {
+                    active.forEach(o -> task.notifies().forEach(o::notify));
+                }
+            }
+            if (failures > 0 && ctx.play.anyErrorsFatal()) {
+                aborted = true;
+            }
+            if (ctx.play.maxFailPercentage().isPresent()) {
+                long failedHosts = hosts.stream().filter(h -> h.failed() || h.unreachable()).count();
+                if (failedHosts * 100.0 / hosts.size() > ctx.play.maxFailPercentage().get()) {
+                    aborted = true;
+                }
+            }
+        }
+
+        private boolean selectedByTags(Task task) {
+            Set<String> tags = new HashSet<>(task.tags());
+            tags.addAll(ctx.play.tags());
+            if (!options.skipTags().isEmpty() && tags.stream().anyMatch(options.skipTags()::contains)) {
+                return false;
+            }
+            if (options.tags().isEmpty() || options.tags().contains("all") || tags.contains("always")) {
+                return true;
+            }
+            return tags.stream().anyMatch(options.tags()::contains);
+        }
+
+        private void flushHandlers() {
+            Map<HostState, Set<String>> notified = new LinkedHashMap<>();
+            for (HostState h : hosts) {
+                Set<String> n = h.takeNotified();
+                if (!n.isEmpty() && h.active()) {
+                    notified.put(h, n);
+                }
+            }
+            if (notified.isEmpty()) {
+                return;
+            }
+            for (Task handler : ctx.play.handlers()) {
+                List<HostState> targets = new ArrayList<>();
+                notified.forEach((h, topics) -> {
+                    if (topics.contains(handler.name()) || handler.listen().stream().anyMatch(topics::contains)) {
+                        targets.add(h);
+                    }
+                });
+                List<HostState> active = targets.stream().filter(HostState::active).toList();
+                if (!active.isEmpty()) {
+                    runTask(handler, active, true);
+                }
+            }
+        }
+
+        private Map<HostState, TaskResult> parallel(List<HostState> targets, Function<HostState, TaskResult> work) {
+            Map<HostState, Future<TaskResult>> futures = new LinkedHashMap<>();
+            for (HostState h : targets) {
+                futures.put(h, pool.submit(() -> {
+                    forks.acquireUninterruptibly();
+                    try {
+                        return work.apply(h);
+                    } finally {
+                        forks.release();
+                    }
+                }));
+            }
+            Map<HostState, TaskResult> results = new LinkedHashMap<>();
+            for (Map.Entry<HostState, Future<TaskResult>> e : futures.entrySet()) {
+                try {
+                    results.put(e.getKey(), e.getValue().get());
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    results.put(e.getKey(), TaskResult.simple(e.getKey().name(), TaskStatus.FAILED, "interrupted"));
+                } catch (ExecutionException ex) {
+                    // a bug in the engine or a module: the host fails with the cause, the run goes on
+                    Throwable cause = ex.getCause();
+                    results.put(e.getKey(), TaskResult.simple(e.getKey().name(), TaskStatus.FAILED,
+                            "internal error: " + cause));
+                }
+            }
+            return results;
+        }
+    }
+}

@@ -1,0 +1,356 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Expression;
+import dev.provision.engine.playbook.Loop;
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.engine.report.TaskStatus;
+import dev.provision.engine.source.SourcePosition;
+import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.Change;
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.ParamException;
+import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.TaskModule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Runs one task on one host: conditions, loop, templated arguments, validation, plan, and (unless
+ * check mode) application; then {@code changed_when}/{@code failed_when}/{@code until},
+ * {@code register} and {@code set_fact}. Never throws for a task failure: it is a result.
+ */
+final class TaskRunner {
+    /** Arguments that are bare expressions, evaluated by the module, not interpolated first. */
+    private static final Map<String, Set<String>> EXPRESSION_ARGS = Map.of("assert", Set.of("that"), "debug", Set.of("var"));
+
+    private final PlayContext play;
+    private final ModuleRegistry modules;
+    private final Connections connections;
+
+    TaskRunner(PlayContext play, ModuleRegistry modules, Connections connections) {
+        this.play = play;
+        this.modules = modules;
+        this.connections = connections;
+    }
+
+    TaskResult run(Task task, HostState host, boolean handler) {
+        long started = System.nanoTime();
+        TaskResult r;
+        try {
+            r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler) : runItem(task, host, Map.of(), "", handler);
+        } catch (TemplateException e) {
+            r = failure(host, task, e.getMessage());
+        } catch (UnreachableException e) {
+            r = TaskResult.simple(host.name(), TaskStatus.UNREACHABLE, e.getMessage());
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        r = new TaskResult(r.host(), r.status(), r.changes(), r.message(), r.items(), r.itemLabel(), r.forecast(),
+                r.conditional(), r.hidden(), r.output(), took);
+        if (r.status() == TaskStatus.FAILED && task.ignoreErrors()) {
+            r = withStatus(r, TaskStatus.IGNORED);
+        }
+        return r;
+    }
+
+    private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler) throws TemplateException, UnreachableException {
+        Map<String, Object> vars = play.varsFor(task, host, Map.of());
+        Object items = loop.items() instanceof String s ? play.templates.evaluate(stripBraces(s), vars, loop.position())
+                : play.templates.interpolate(loop.items(), vars, loop.position());
+        if (!(items instanceof List<?> list)) {
+            return failure(host, task, loop.position() + ": loop must be a list, got " + describe(items));
+        }
+        List<TaskResult> results = new ArrayList<>();
+        List<Object> registered = new ArrayList<>();
+        for (Object item : list) {
+            Map<String, Object> itemVars = Map.of(loop.loopVar(), item);
+            String label = loop.label().isEmpty() ? render(item)
+                    : String.valueOf(play.templates.interpolate(loop.label(), play.varsFor(task, host, itemVars), loop.position()));
+            TaskResult r = runItem(task, host, itemVars, label, handler);
+            results.add(r);
+            Map<String, Object> reg = registerValue(r);
+            reg.put(loop.loopVar(), item);
+            registered.add(reg);
+        }
+        TaskStatus status = aggregate(results);
+        List<Change> changes = results.stream().flatMap(r -> r.changes().stream()).toList();
+        String message = results.stream().filter(r -> r.status() == TaskStatus.FAILED).map(TaskResult::message).findFirst().orElse("");
+        boolean check = checkMode(task);
+        TaskResult whole = new TaskResult(host.name(), status, changes, message, results, "", check && status == TaskStatus.CHANGED,
+                handler && check, task.noLog(), Map.of(), Duration.ZERO);
+        task.register().ifPresent(name -> {
+            Map<String, Object> reg = registerValue(whole);
+            reg.put("results", registered);
+            host.setVar(name, reg);
+        });
+        return whole;
+    }
+
+    private static TaskStatus aggregate(List<TaskResult> results) {
+        if (results.stream().anyMatch(r -> r.status() == TaskStatus.FAILED)) {
+            return TaskStatus.FAILED;
+        }
+        if (results.stream().anyMatch(r -> r.status() == TaskStatus.CHANGED)) {
+            return TaskStatus.CHANGED;
+        }
+        if (!results.isEmpty() && results.stream().allMatch(r -> r.status() == TaskStatus.SKIPPED)) {
+            return TaskStatus.SKIPPED;
+        }
+        return TaskStatus.OK;
+    }
+
+    private TaskResult runItem(Task task, HostState host, Map<String, Object> itemVars, String label, boolean handler)
+            throws TemplateException, UnreachableException {
+        Map<String, Object> vars = play.varsFor(task, host, itemVars);
+        for (Expression when : task.when()) {
+            if (!play.templates.test(when.text(), vars, when.position())) {
+                TaskResult skipped = labelled(TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()), label);
+                if (label.isEmpty()) {
+                    task.register().ifPresent(name -> host.setVar(name, registerValue(skipped)));
+                }
+                return skipped;
+            }
+        }
+        TaskModule module = modules.module(task.module()).orElseThrow();
+        Params params;
+        try {
+            params = module.params().validate(arguments(task, module.params(), vars));
+        } catch (ParamException e) {
+            SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
+            return labelled(failure(host, task, at + ": " + e.getMessage()), label);
+        }
+        Connection connection = connections.forTask(task, host);
+        int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
+        TaskResult result = null;
+        for (int attempt = 1; attempt <= attempts; attempt++) {
+            result = attempt(task, host, module, params, connection, vars, label, handler);
+            if (task.until().isEmpty() || result.status() == TaskStatus.FAILED && attempt == attempts) {
+                break;
+            }
+            Map<String, Object> withResult = withRegistered(task, vars, result);
+            if (play.templates.test(task.until().get().text(), withResult, task.until().get().position())) {
+                break;
+            }
+            if (attempt == attempts) {
+                result = withMessage(withStatus(result, TaskStatus.FAILED), "until condition still false after " + attempts + " attempts: " + task.until().get().text());
+                break;
+            }
+            sleep(task.delaySeconds());
+        }
+        if (label.isEmpty()) {
+            TaskResult finalResult = result;
+            task.register().ifPresent(name -> host.setVar(name, registerValue(finalResult)));
+        }
+        return result;
+    }
+
+    private TaskResult attempt(Task task, HostState host, TaskModule module, Params params, Connection connection,
+                               Map<String, Object> vars, String label, boolean handler) throws TemplateException, UnreachableException {
+        boolean check = checkMode(task);
+        ConnectionHostView view = new ConnectionHostView(host.name(), connection, host.facts(),
+                check ? Optional.of(host.forecast) : Optional.empty());
+        EngineTaskContext context = new EngineTaskContext(view, play, task, vars);
+        Plan plan;
+        try {
+            plan = module.plan(params, context);
+        } catch (ModuleException e) {
+            return labelled(failure(host, task, e.getMessage()), label);
+        }
+        plan.facts().forEach(host::setVar);
+        Map<String, Object> output = new LinkedHashMap<>(plan.result());
+        if (check) {
+            forecast(view, host.forecast, plan);
+        }
+        TaskStatus status = plan.isEmpty() ? TaskStatus.OK : TaskStatus.CHANGED;
+        String message = plan.isEmpty() ? plan.reason() : "";
+        if (!plan.isEmpty() && !check) {
+            try {
+                Optional<ExecResult> last = apply(connection, plan);
+                if (last.isPresent()) {
+                    ExecResult r = last.get();
+                    output.put("rc", r.exitCode());
+                    output.put("stdout", r.stdoutText().stripTrailing());
+                    output.put("stderr", r.stderrText().stripTrailing());
+                    output.put("stdout_lines", r.stdoutText().lines().toList());
+                    output.put("stderr_lines", r.stderrText().lines().toList());
+                    if (r.exitCode() != 0 && task.failedWhen().isEmpty()) {
+                        status = TaskStatus.FAILED;
+                        message = "non-zero return code " + r.exitCode() + firstLine(r.stderrText(), r.stdoutText());
+                    }
+                }
+            } catch (UnreachableException e) {
+                throw e;
+            } catch (ConnectionException | CommandRunner.CommandFailedException e) {
+                status = TaskStatus.FAILED;
+                message = e.getMessage();
+            }
+        }
+        if (output.get("msg") instanceof Object msg && message.isEmpty()) {
+            message = String.valueOf(msg);
+        }
+        TaskResult result = new TaskResult(host.name(), status, plan.changes(), message, List.of(), label,
+                check && !plan.isEmpty(), handler && check, task.noLog(), output, Duration.ZERO);
+        if (status != TaskStatus.FAILED || task.failedWhen().isPresent()) {
+            Map<String, Object> withResult = withRegistered(task, vars, result);
+            if (task.changedWhen().isPresent() && status != TaskStatus.FAILED) {
+                boolean changed = play.templates.test(task.changedWhen().get().text(), withResult, task.changedWhen().get().position());
+                result = withStatus(result, changed ? TaskStatus.CHANGED : TaskStatus.OK);
+            }
+            if (task.failedWhen().isPresent()) {
+                boolean failed = play.templates.test(task.failedWhen().get().text(), withResult, task.failedWhen().get().position());
+                if (failed) {
+                    result = withMessage(withStatus(result, TaskStatus.FAILED), "failed_when condition is true: " + task.failedWhen().get().text());
+                } else if (result.status() == TaskStatus.FAILED) {
+                    result = withStatus(result, plan.isEmpty() ? TaskStatus.OK : TaskStatus.CHANGED);
+                }
+            }
+        }
+        return result;
+    }
+
+    /** Whether this task only plans: the run's {@code --check}, unless the task's {@code check_mode:} says otherwise. */
+    private boolean checkMode(Task task) {
+        return task.checkMode().orElse(play.options.check());
+    }
+
+    private static void forecast(ConnectionHostView view, Forecast forecast, Plan plan) throws UnreachableException {
+        for (Change change : plan.changes()) {
+            for (Command command : change.commands()) {
+                String path = switch (command) {
+                    case Command.SetAttributes a -> a.path();
+                    case Command.PutFile p -> p.path();
+                    case Command.MakeDirectory d -> d.path();
+                    default -> "";
+                };
+                Optional<dev.provision.modules.spi.FileStat> current = Optional.empty();
+                if (!path.isEmpty()) {
+                    try {
+                        current = view.stat(path);
+                    } catch (ModuleException e) {
+                        current = Optional.empty();
+                    }
+                }
+                forecast.record(command, current);
+            }
+        }
+    }
+
+    private static Optional<ExecResult> apply(Connection connection, Plan plan) throws ConnectionException, CommandRunner.CommandFailedException {
+        Optional<ExecResult> last = Optional.empty();
+        for (Change change : plan.changes()) {
+            for (Command command : change.commands()) {
+                Optional<ExecResult> r = CommandRunner.run(connection, command);
+                if (r.isPresent()) {
+                    last = r;
+                    if (r.get().exitCode() != 0) {
+                        return last; // a failed program stops the plan, like a failed shell step
+                    }
+                }
+            }
+        }
+        return last;
+    }
+
+    /** The task's arguments with the free form mapped to its parameter and templates rendered. */
+    private Map<String, Object> arguments(Task task, ParamSpec spec, Map<String, Object> vars) throws TemplateException, ParamException {
+        Set<String> bare = EXPRESSION_ARGS.getOrDefault(task.module(), Set.of());
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : task.args().entrySet()) {
+            String key = e.getKey();
+            if (key.equals(Task.FREE_FORM)) {
+                key = spec.freeForm().orElseThrow(() -> new ParamException(Task.FREE_FORM,
+                        "module '" + task.module() + "' takes no free-form argument; give its parameters as a mapping"));
+            }
+            SourcePosition at = task.argPositions().getOrDefault(e.getKey(), task.position());
+            out.put(key, bare.contains(key) ? e.getValue() : play.templates.interpolate(e.getValue(), vars, at));
+        }
+        return out;
+    }
+
+    private Map<String, Object> withRegistered(Task task, Map<String, Object> vars, TaskResult result) {
+        Map<String, Object> m = new LinkedHashMap<>(vars);
+        Map<String, Object> reg = registerValue(result);
+        m.put("result", reg);
+        task.register().ifPresent(name -> m.put(name, reg));
+        return m;
+    }
+
+    /** What {@code register} stores: Ansible's keys (changed, failed, skipped, rc, stdout, ...). */
+    static Map<String, Object> registerValue(TaskResult r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("rc", 0);
+        m.put("stdout", "");
+        m.put("stderr", "");
+        m.put("stdout_lines", List.of());
+        m.put("stderr_lines", List.of());
+        m.putAll(r.output());
+        m.put("changed", r.status() == TaskStatus.CHANGED);
+        m.put("failed", r.status() == TaskStatus.FAILED || r.status() == TaskStatus.IGNORED);
+        m.put("skipped", r.status() == TaskStatus.SKIPPED);
+        m.put("check_mode", r.forecast());
+        m.put("msg", r.message());
+        m.put("changes", r.changes().stream().map(Change::summary).toList());
+        return m;
+    }
+
+    private static TaskResult failure(HostState host, Task task, String message) {
+        return new TaskResult(host.name(), TaskStatus.FAILED, List.of(), message, List.of(), "", false, false,
+                task.noLog(), Map.of(), Duration.ZERO);
+    }
+
+    private static TaskResult withStatus(TaskResult r, TaskStatus s) {
+        return new TaskResult(r.host(), s, r.changes(), r.message(), r.items(), r.itemLabel(), r.forecast(),
+                r.conditional(), r.hidden(), r.output(), r.duration());
+    }
+
+    private static TaskResult withMessage(TaskResult r, String message) {
+        return new TaskResult(r.host(), r.status(), r.changes(), message, r.items(), r.itemLabel(), r.forecast(),
+                r.conditional(), r.hidden(), r.output(), r.duration());
+    }
+
+    private static TaskResult labelled(TaskResult r, String label) {
+        return new TaskResult(r.host(), r.status(), r.changes(), r.message(), r.items(), label, r.forecast(),
+                r.conditional(), r.hidden(), r.output(), r.duration());
+    }
+
+    private static String stripBraces(String s) {
+        String t = s.strip();
+        if (t.startsWith("${") && t.endsWith("}") && t.indexOf("${", 2) < 0) {
+            return t.substring(2, t.length() - 1);
+        }
+        return t;
+    }
+
+    private static String render(Object item) {
+        return item instanceof Map<?, ?> || item instanceof List<?> ? String.valueOf(item) : String.valueOf(item);
+    }
+
+    private static String describe(Object o) {
+        return o == null ? "nothing" : o instanceof Map ? "a mapping" : "'" + o + "'";
+    }
+
+    private static String firstLine(String stderr, String stdout) {
+        String text = stderr.isBlank() ? stdout : stderr;
+        return text.isBlank() ? "" : ": " + text.strip().lines().findFirst().orElse("");
+    }
+
+    private static void sleep(int seconds) {
+        try {
+            Thread.sleep(Duration.ofSeconds(Math.max(0, seconds)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

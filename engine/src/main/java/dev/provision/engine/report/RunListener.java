@@ -1,0 +1,34 @@
+package dev.provision.engine.report;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Observes a run. Every method has a no-op default. Contract: methods are called from worker
+ * threads but never concurrently for one run (the executor serialises events); they must be fast and
+ * must not throw (a listener's failure is swallowed so it can never break a run).
+ */
+public interface RunListener {
+
+    default void playStarted(String name, List<String> hosts, boolean check) {
+    }
+
+    default void noHostsMatched(String pattern) {
+    }
+
+    /** A task begins on every host of the batch; {@code handler} for {@code RUNNING HANDLER}. */
+    default void taskStarted(String name, String position, boolean handler) {
+    }
+
+    /** One host's result for the current task, in host order. */
+    default void hostResult(TaskResult result) {
+    }
+
+    /** The run ended: per-host counters in inventory order, and the retry hint (empty when none). */
+    default void recap(Map<String, HostStats> stats, String retryHint) {
+    }
+
+    /** A warning for the operator (pattern matched nothing, deprecated form, ...). */
+    default void warning(String message) {
+    }
+}

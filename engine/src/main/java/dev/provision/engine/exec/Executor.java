@@ -20,6 +20,7 @@ import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.template.TemplateEngine;
+import dev.provision.modules.spi.FleetCheck;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -298,6 +299,9 @@ public final class Executor {
             } else {
                 results = parallel(active, h -> runner.run(task, h, handler));
             }
+            if (task.loop().isEmpty() && modules.module(task.module()).orElseThrow() instanceof FleetCheck fleet) {
+                results = fleetStep(task, fleet, results);
+            }
             int failures = 0;
             for (HostState h : active) {
                 TaskResult r = results.get(h);
@@ -328,6 +332,22 @@ public final class Executor {
                     aborted = true;
                 }
             }
+        }
+
+        /** The aggregation step: the module compares all hosts' results; registered values follow. */
+        private Map<HostState, TaskResult> fleetStep(Task task, FleetCheck fleet, Map<HostState, TaskResult> results) {
+            Map<String, TaskResult> byName = new LinkedHashMap<>();
+            results.forEach((h, r) -> byName.put(h.name(), r));
+            Map<String, TaskResult> compared = FleetRows.apply(fleet, byName);
+            Map<HostState, TaskResult> out = new LinkedHashMap<>();
+            results.forEach((h, r) -> {
+                TaskResult updated = compared.getOrDefault(h.name(), r);
+                if (updated != r) {
+                    task.register().ifPresent(name -> h.setVar(name, TaskRunner.registerValue(updated)));
+                }
+                out.put(h, updated);
+            });
+            return out;
         }
 
         private boolean selectedByTags(Task task) {

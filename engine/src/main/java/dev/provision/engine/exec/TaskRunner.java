@@ -197,6 +197,11 @@ final class TaskRunner {
                 message = e.getMessage();
             }
         }
+        if (Boolean.TRUE.equals(output.get("failed")) && status != TaskStatus.FAILED) {
+            // a read-only check that found a fault: the plan is empty, the verdict is in the result
+            status = TaskStatus.FAILED;
+            message = FleetRows.failingSummary(output);
+        }
         if (output.get("msg") instanceof Object msg && message.isEmpty()) {
             message = String.valueOf(msg);
         }

@@ -135,6 +135,8 @@ public final class SshConnectionFactory implements ConnectionFactory {
 
     private SshConnection openSsh(HostSettings host) throws UnreachableException {
         List<Path> keyFiles = keyFiles(host);
+        // Before dialling: a missing or broken key is the user's to fix, whatever the network says.
+        List<KeyProvider> keys = usableKeys(keyFiles, host.user(), host.destination());
         HostKeyCheck check = new HostKeyCheck(knownHosts, host.hostName(), host.address(), host.port());
         SSHClient client = newClient(check);
         String destination = host.destination();
@@ -153,7 +155,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
             throw check.refusal().orElseGet(() -> SshErrors.connectFailed(host.destination()
                     + host.jump().map(j -> " via jump host " + j.host()).orElse(""), e, settings.connectTimeout()));
         }
-        authenticate(client, host.user(), keyFiles, host.destination());
+        authenticate(client, host.user(), keys, keyFiles, host.destination());
         return new SshConnection(host.hostName(), destination, client, check.verifiedKey().orElseThrow());
     }
 
@@ -166,7 +168,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
         return client;
     }
 
-    private void authenticate(SSHClient client, String user, List<Path> keyFiles, String destination)
+    private List<KeyProvider> usableKeys(List<Path> keyFiles, String user, String destination)
             throws UnreachableException {
         List<KeyProvider> keys = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
@@ -175,20 +177,24 @@ public final class SshConnectionFactory implements ConnectionFactory {
                 keys.add(loadKey(file));
             } catch (UnreachableException e) {
                 if (keyFiles.size() == 1) {
-                    closeQuietly(client);
                     throw e;
                 }
-                skipped.add(display(file) + " (" + e.getMessage() + ")");
+                skipped.add(e.getMessage().replaceFirst("^ssh: ", ""));
             }
         }
-        String tried = keyFiles.stream().map(this::display).collect(Collectors.joining(", "));
         if (keys.isEmpty()) {
-            closeQuietly(client);
             throw new UnreachableException(keyFiles.isEmpty()
                     ? "ssh: no private key to log in as " + user + " to " + destination + ": none of ~/.ssh/id_ed25519,"
                             + " id_ecdsa, id_rsa exists; set ansible_ssh_private_key_file or --private-key"
-                    : "ssh: no usable private key to log in as " + user + " to " + destination + " (" + String.join("; ", skipped) + ")");
+                    : "ssh: no usable private key to log in as " + user + " to " + destination + " ("
+                            + String.join("; ", skipped) + ")");
         }
+        return List.copyOf(keys);
+    }
+
+    private void authenticate(SSHClient client, String user, List<KeyProvider> keys, List<Path> keyFiles,
+            String destination) throws UnreachableException {
+        String tried = keyFiles.stream().map(this::display).collect(Collectors.joining(", "));
         try {
             client.authPublickey(user, keys);
         } catch (UserAuthException e) {
@@ -257,9 +263,10 @@ public final class SshConnectionFactory implements ConnectionFactory {
             if (client != null && client.isConnected() && client.isAuthenticated()) {
                 return client;
             }
+            String destination = jump.host() + ":" + jump.port();
+            List<KeyProvider> keys = usableKeys(keyFiles, user, destination);
             HostKeyCheck check = new HostKeyCheck(knownHosts, jump.host(), jump.host(), jump.port());
             SSHClient fresh = newClient(check);
-            String destination = jump.host() + ":" + jump.port();
             try {
                 fresh.connect(jump.host(), jump.port());
             } catch (IOException | RuntimeException e) {
@@ -267,7 +274,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
                 throw check.refusal().orElseGet(() -> SshErrors.connectFailed(destination + " (jump host)", e,
                         settings.connectTimeout()));
             }
-            authenticate(fresh, user, keyFiles, destination + " (jump host)");
+            authenticate(fresh, user, keys, keyFiles, destination + " (jump host)");
             client = fresh;
             return client;
         }

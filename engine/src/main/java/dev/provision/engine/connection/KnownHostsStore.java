@@ -317,7 +317,7 @@ public final class KnownHostsStore {
     // --- matching and editing ---
 
     private static List<Entry> entriesFor(List<Line> content, String host, String address, int port) {
-        Set<String> names = Set.of(pattern(host, port), pattern(address, port));
+        Set<String> names = names(host, address, port);
         List<Entry> result = new ArrayList<>();
         for (Line line : content) {
             if (line instanceof Entry entry && entry.patterns().stream().anyMatch(names::contains)) {
@@ -377,7 +377,7 @@ public final class KnownHostsStore {
 
     /** Drops the host's names from every entry (and hashed lines naming it); other hosts keep theirs. */
     private static List<Line> withoutHost(List<Line> current, String host, String address, int port) {
-        Set<String> names = Set.of(pattern(host, port), pattern(address, port));
+        Set<String> names = names(host, address, port);
         List<Line> result = new ArrayList<>();
         for (Line line : current) {
             if (line instanceof Entry entry && entry.patterns().stream().anyMatch(names::contains)) {
@@ -393,6 +393,10 @@ public final class KnownHostsStore {
             }
         }
         return List.copyOf(result);
+    }
+
+    private static Set<String> names(String host, String address, int port) {
+        return new LinkedHashSet<>(List.of(pattern(host, port), pattern(address, port)));
     }
 
     private static String pattern(String host, int port) {

@@ -89,7 +89,7 @@ public final class SshConnection implements Connection {
         try {
             session = client.startSession();
             String tag = "provision-exec-" + HexFormat.of().formatHex(randomBytes());
-            // The tag, a no-op first line, names the command's shell in the process list (see killTree).
+            // The tag, a no-op first line, names the command's shell in the process list (see kill).
             Session.Command command = session.exec(": " + tag + "\n" + request.commandLine());
             Pipes pipes = Pipes.start(command.getOutputStream(), request.stdin(), command.getInputStream(),
                     command.getErrorStream());

@@ -135,6 +135,8 @@ public final class SshConnectionFactory implements ConnectionFactory {
 
     private SshConnection openSsh(HostSettings host) throws UnreachableException {
         List<Path> keyFiles = keyFiles(host);
+        // Before dialling: a missing or broken key is the user's to fix, whatever the network says.
+        List<UsableKey> keys = usableKeys(keyFiles, host.user(), host.destination());
         HostKeyCheck check = new HostKeyCheck(knownHosts, host.hostName(), host.address(), host.port());
         SSHClient client = newClient(check);
         String destination = host.destination();
@@ -153,7 +155,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
             throw check.refusal().orElseGet(() -> SshErrors.connectFailed(host.destination()
                     + host.jump().map(j -> " via jump host " + j.host()).orElse(""), e, settings.connectTimeout()));
         }
-        authenticate(client, host.user(), keyFiles, host.destination());
+        authenticate(client, host.user(), keys, host.destination());
         return new SshConnection(host.hostName(), destination, client, check.verifiedKey().orElseThrow());
     }
 
@@ -166,31 +168,40 @@ public final class SshConnectionFactory implements ConnectionFactory {
         return client;
     }
 
-    private void authenticate(SSHClient client, String user, List<Path> keyFiles, String destination)
+    /** A key file that loaded, and where it came from (for messages). */
+    private record UsableKey(Path file, KeyProvider key) {
+    }
+
+    private List<UsableKey> usableKeys(List<Path> keyFiles, String user, String destination)
             throws UnreachableException {
-        List<KeyProvider> keys = new ArrayList<>();
+        List<UsableKey> keys = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
         for (Path file : keyFiles) {
             try {
-                keys.add(loadKey(file));
+                keys.add(new UsableKey(file, loadKey(file)));
             } catch (UnreachableException e) {
                 if (keyFiles.size() == 1) {
-                    closeQuietly(client);
                     throw e;
                 }
-                skipped.add(display(file) + " (" + e.getMessage() + ")");
+                skipped.add(e.getMessage().replaceFirst("^ssh: ", ""));
             }
         }
-        String tried = keyFiles.stream().map(this::display).collect(Collectors.joining(", "));
         if (keys.isEmpty()) {
-            closeQuietly(client);
             throw new UnreachableException(keyFiles.isEmpty()
                     ? "ssh: no private key to log in as " + user + " to " + destination + ": none of ~/.ssh/id_ed25519,"
                             + " id_ecdsa, id_rsa exists; set ansible_ssh_private_key_file or --private-key"
-                    : "ssh: no usable private key to log in as " + user + " to " + destination + " (" + String.join("; ", skipped) + ")");
+                    : "ssh: no usable private key to log in as " + user + " to " + destination + " ("
+                            + String.join("; ", skipped) + ")");
         }
+        return List.copyOf(keys);
+    }
+
+    private void authenticate(SSHClient client, String user, List<UsableKey> keys, String destination)
+            throws UnreachableException {
+        // Only the keys that loaded were offered; a skipped one was named when it was skipped.
+        String tried = keys.stream().map(key -> display(key.file())).collect(Collectors.joining(", "));
         try {
-            client.authPublickey(user, keys);
+            client.authPublickey(user, keys.stream().map(UsableKey::key).toList());
         } catch (UserAuthException e) {
             closeQuietly(client);
             throw new UnreachableException("ssh: authentication as " + user + " to " + destination
@@ -226,8 +237,8 @@ public final class SshConnectionFactory implements ConnectionFactory {
         try (SSHClient reader = new SSHClient(config)) {
             KeyProvider provider = reader.loadKeys(file.toString());
             KeyProvider decoded = new KeyPairWrapper(new KeyPair(provider.getPublic(), provider.getPrivate()));
-            loadedKeys.putIfAbsent(file, decoded);
-            return decoded;
+            KeyProvider raced = loadedKeys.putIfAbsent(file, decoded);
+            return raced == null ? decoded : raced;
         } catch (IOException | RuntimeException e) {
             throw new UnreachableException("ssh: cannot use private key " + display(file) + ": " + SshErrors.reason(e)
                     + " (keys with a passphrase and ssh-agent are not supported yet)", e);
@@ -257,9 +268,10 @@ public final class SshConnectionFactory implements ConnectionFactory {
             if (client != null && client.isConnected() && client.isAuthenticated()) {
                 return client;
             }
+            String destination = jump.host() + ":" + jump.port();
+            List<UsableKey> keys = usableKeys(keyFiles, user, destination);
             HostKeyCheck check = new HostKeyCheck(knownHosts, jump.host(), jump.host(), jump.port());
             SSHClient fresh = newClient(check);
-            String destination = jump.host() + ":" + jump.port();
             try {
                 fresh.connect(jump.host(), jump.port());
             } catch (IOException | RuntimeException e) {
@@ -267,7 +279,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
                 throw check.refusal().orElseGet(() -> SshErrors.connectFailed(destination + " (jump host)", e,
                         settings.connectTimeout()));
             }
-            authenticate(fresh, user, keyFiles, destination + " (jump host)");
+            authenticate(fresh, user, keys, destination + " (jump host)");
             client = fresh;
             return client;
         }

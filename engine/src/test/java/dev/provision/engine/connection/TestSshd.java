@@ -158,7 +158,11 @@ final class TestSshd implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        stop();
+    public void close() {
+        try {
+            stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

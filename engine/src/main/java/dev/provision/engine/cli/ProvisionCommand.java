@@ -2,6 +2,7 @@ package dev.provision.engine.cli;
 
 import dev.provision.engine.connection.ConnectionFactory;
 import dev.provision.engine.exec.Executor;
+import dev.provision.engine.exec.FactCache;
 import dev.provision.engine.exec.ModuleRegistry;
 import dev.provision.engine.exec.RunOptions;
 import dev.provision.engine.exec.RunSummary;
@@ -191,7 +192,8 @@ public final class ProvisionCommand implements Callable<Integer> {
         TemplateEngine templates = new TemplateEngine(templateRoots());
         RunSummary summary;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
-            summary = new Executor(modules, templates, connections, listener, options).run(book, inv);
+            summary = new Executor(modules, templates, connections, listener, options,
+                    FactCache.at(FactCache.defaultDirectory())).run(book, inv);
         }
         List<String> retry = new ArrayList<>(summary.failedHosts());
         retry.addAll(summary.unreachableHosts());

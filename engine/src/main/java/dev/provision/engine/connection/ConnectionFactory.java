@@ -15,6 +15,16 @@ public interface ConnectionFactory extends AutoCloseable {
      */
     Connection open(String hostName, Map<String, Object> hostVars) throws UnreachableException;
 
+    /**
+     * The host keys of a host as the controller verified (this run) or recorded them (earlier runs),
+     * as OpenSSH writes them after the names ({@code ssh-ed25519 AAAA...}); empty for local hosts and
+     * hosts never contacted. What the cluster's {@code ssh_known_hosts} is built from: never a blind
+     * keyscan.
+     */
+    default java.util.List<String> hostKeys(String hostName, Map<String, Object> hostVars) {
+        return java.util.List.of();
+    }
+
     @Override
     default void close() {
     }

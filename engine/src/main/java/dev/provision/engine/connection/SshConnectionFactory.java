@@ -115,6 +115,16 @@ public final class SshConnectionFactory implements ConnectionFactory {
                 .orElseGet(() -> new BecomeConnection(connection, host.becomeUser()));
     }
 
+    @Override
+    public List<String> hostKeys(String hostName, Map<String, Object> hostVars) {
+        try {
+            HostSettings host = HostSettings.of(hostName, hostVars, settings.localUser(), settings.home());
+            return host.local() ? List.of() : knownHosts.knownHostLines(hostName, host.port());
+        } catch (UnreachableException e) {
+            return List.of(); // settings that cannot even name a port: the host was never contacted
+        }
+    }
+
     /** The store every host key is checked against. */
     public KnownHostsStore knownHosts() {
         return knownHosts;

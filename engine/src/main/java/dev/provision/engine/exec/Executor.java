@@ -48,9 +48,16 @@ public final class Executor {
     private final ConnectionFactory connectionFactory;
     private final RunListener listener;
     private final RunOptions options;
+    private final FactCache factCache;
 
     public Executor(ModuleRegistry modules, TemplateEngine templates, ConnectionFactory connectionFactory,
                     RunListener listener, RunOptions options) {
+        this(modules, templates, connectionFactory, listener, options, FactCache.none());
+    }
+
+    public Executor(ModuleRegistry modules, TemplateEngine templates, ConnectionFactory connectionFactory,
+                    RunListener listener, RunOptions options, FactCache factCache) {
+        this.factCache = requireNonNull(factCache, "factCache cannot be null");
         this.modules = requireNonNull(modules, "modules cannot be null");
         this.templates = requireNonNull(templates, "templates cannot be null");
         this.connectionFactory = requireNonNull(connectionFactory, "connectionFactory cannot be null");
@@ -91,7 +98,8 @@ public final class Executor {
                 for (List<HostState> batch : Batches.split(playHosts, play.serial())) {
                     Map<String, HostState> batchMap = new LinkedHashMap<>();
                     batch.forEach(h -> batchMap.put(h.name(), h));
-                    PlayContext ctx = new PlayContext(play, playbook.directory(), batchMap, inventory, options, templates);
+                    PlayContext ctx = new PlayContext(play, playbook.directory(), batchMap, inventory, options, templates,
+                            factCache, connectionFactory::hostKeys);
                     PlayRun run = new PlayRun(ctx, new TaskRunner(ctx, modules, connections), connections, pool, forks, start);
                     if (!run.execute()) {
                         break; // max_fail_percentage or any_errors_fatal ended the play
@@ -230,6 +238,9 @@ public final class Executor {
                     if (gather && h.facts().isEmpty()) {
                         ExecResult r = h.connection().orElseThrow().exec(ExecRequest.shell(Facts.SCRIPT));
                         h.facts(Facts.parse(r.stdoutText()));
+                        if (!h.host.vars().containsKey("ansible_connection") || !"local".equals(h.host.vars().get("ansible_connection"))) {
+                            factCache.store(h.name(), h.facts());
+                        }
                     }
                     return TaskResult.simple(h.name(), TaskStatus.OK, "");
                 } catch (UnreachableException e) {

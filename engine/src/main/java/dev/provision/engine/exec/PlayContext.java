@@ -24,16 +24,26 @@ final class PlayContext {
     final RunOptions options;
     final TemplateEngine templates;
     private final Map<String, Object> hostvars;
+    private final Map<String, Object> hostKeys;
+    private final FactCache factCache;
+    private final java.util.function.BiFunction<String, Map<String, Object>, List<String>> keysOf;
 
+    /**
+     * @param keysOf a host's keys as the controller verified them ({@code ConnectionFactory.hostKeys})
+     */
     PlayContext(Play play, Path playbookDirectory, Map<String, HostState> hosts, Inventory inventory,
-                RunOptions options, TemplateEngine templates) {
+                RunOptions options, TemplateEngine templates, FactCache factCache,
+                java.util.function.BiFunction<String, Map<String, Object>, List<String>> keysOf) {
         this.play = play;
         this.playbookDirectory = playbookDirectory;
         this.hosts = hosts;
         this.inventory = inventory;
         this.options = options;
         this.templates = templates;
+        this.factCache = factCache;
+        this.keysOf = keysOf;
         this.hostvars = new HostvarsView();
+        this.hostKeys = new HostKeysView();
     }
 
     /** The variables {@code task} sees on {@code host}, in the documented precedence. */
@@ -42,6 +52,7 @@ final class PlayContext {
         magic.put("inventory_hostname", host.name());
         magic.put("groups", inventory.groups());
         magic.put("hostvars", hostvars);
+        magic.put("host_keys", hostKeys);
         magic.put("play_hosts", List.copyOf(hosts.keySet()));
         magic.put("check_mode", options.check());
         magic.put("facts", host.facts());
@@ -105,6 +116,32 @@ final class PlayContext {
     }
 
     /**
+     * {@code host_keys["node01"]}: the node's host keys as the controller verified or recorded them
+     * ({@code ["ssh-ed25519 AAAA..."]}), for every inventory host, so that {@code ssh_known_hosts}
+     * lists the whole cluster even under {@code --limit}.
+     */
+    private final class HostKeysView extends AbstractMap<String, Object> {
+        @Override
+        public Object get(Object key) {
+            return inventory.host(String.valueOf(key)).map(h -> (Object) keysOf.apply(h.name(), h.vars())).orElse(null);
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return inventory.host(String.valueOf(key)).isPresent();
+        }
+
+        @Override
+        public Set<Entry<String, Object>> entrySet() {
+            Set<Entry<String, Object>> entries = new LinkedHashSet<>();
+            for (var host : inventory.hosts()) {
+                entries.add(new SimpleImmutableEntry<>(host.name(), get(host.name())));
+            }
+            return entries;
+        }
+    }
+
+    /**
      * {@code hostvars["node01"]}: another host's inventory vars, run-time vars and facts, read when
      * asked so that a template always sees the latest facts.
      */
@@ -112,10 +149,18 @@ final class PlayContext {
         @Override
         public Object get(Object key) {
             HostState h = hosts.get(key);
-            if (h != null) {
+            if (h != null && !h.facts().isEmpty()) {
                 return viewOf(h.host.vars(), h);
             }
-            return inventory.host(String.valueOf(key)).map(host -> (Object) host.vars()).orElse(null);
+            // not in this run (or not gathered yet): inventory vars and the facts cached by an earlier run
+            return inventory.host(String.valueOf(key)).map(host -> {
+                Map<String, Object> m = new LinkedHashMap<>(host.vars());
+                if (h != null) {
+                    m.putAll(h.runtimeVars());
+                }
+                m.put("facts", factCache.load(host.name()));
+                return (Object) m;
+            }).orElse(null);
         }
 
         @Override

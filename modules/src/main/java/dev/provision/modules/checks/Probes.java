@@ -3,7 +3,8 @@ package dev.provision.modules.checks;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.ProbeResult;
-import java.util.Locale;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Optional;
 
 /** Small helpers the check modules share: probe output, numbers from parameters, safe names. */
@@ -55,6 +56,6 @@ final class Probes {
         if (value == Math.rint(value) && Math.abs(value) < 1e15) {
             return String.valueOf((long) value);
         }
-        return String.format(Locale.ROOT, "%.2f", value);
+        return BigDecimal.valueOf(value).setScale(2, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
     }
 }

@@ -29,6 +29,15 @@ class HostParsersTest {
                 new IbStatus.Port("mlx5_2", 1, "Active", "LinkUp", 200, "Ethernet")), ports);
     }
 
+    /** The probe script is valid sh and its output parses, whatever this machine's HCAs. */
+    @Test
+    void sysfsScriptRunsUnderSh() throws Exception {
+        Process p = new ProcessBuilder("sh", "-c", IbStatus.SYSFS_SCRIPT).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        assertEquals(out.lines().filter(l -> l.startsWith("port=")).count(), IbStatus.parseSysfs(out).size());
+    }
+
     @Test
     void hostWithoutIbToolsHasNoPorts() {
         ChecksFixtures.Capture c = ChecksFixtures.load("h200-1gpu/ibstat.txt");

@@ -1,8 +1,9 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
@@ -10,6 +11,7 @@ import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -31,7 +33,7 @@ import java.util.Optional;
  * Result {@code versions}: driver, driver_cuda, toolkit_cuda, torch, torch_cuda, cudnn, nccl
  * (empty when absent), for the fleet comparison.
  */
-public final class CudaStackCheckModule implements TaskModule {
+public final class CudaStackCheckModule implements TaskModule, FleetCheck {
     static final String DEFAULT_NVCC_PATH = "/usr/local/cuda/bin/nvcc";
     private static final ParamSpec SPEC = ParamSpec.builder()
             .optional("expected_driver", Type.STRING)
@@ -164,5 +166,12 @@ public final class CudaStackCheckModule implements TaskModule {
                     + ": runs only under minor-version compatibility (no PTX JIT)");
         }
         return CheckResult.pass(check, version, expected);
+    }
+
+    /** The fleet step: one CUDA stack (driver, CUDA, torch, cuDNN, NCCL) everywhere; differing nodes are named. */
+    @Override
+    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+        return Fleet.sameEverywhere("cuda_stack.same_as_fleet", resultsByHost, r -> r.get("versions") instanceof Map<?, ?> v
+                ? java.util.Optional.of(new java.util.TreeMap<>(v).toString()) : java.util.Optional.empty());
     }
 }

@@ -1,8 +1,9 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
@@ -36,7 +37,7 @@ import java.util.stream.Collectors;
  * {@code gpu.remapped_rows_pending}. Result: {@code gpu_count}, {@code gpu_model},
  * {@code driver_version}, {@code gpus} (index, name, uuid, bus_id).
  */
-public final class GpuCheckModule implements TaskModule {
+public final class GpuCheckModule implements TaskModule, FleetCheck {
     private static final ParamSpec SPEC = ParamSpec.builder()
             .optional("expected_count", Type.INT)
             .optional("expected_model", Type.STRING)
@@ -189,5 +190,12 @@ public final class GpuCheckModule implements TaskModule {
 
     private static String distinct(List<GpuInfo> gpus, Function<GpuInfo, String> field) {
         return gpus.stream().map(field).distinct().collect(Collectors.joining(", "));
+    }
+
+    /** The fleet step: the same GPU model, count and driver on every node. */
+    @Override
+    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+        return Fleet.sameEverywhere("gpu.same_as_fleet", resultsByHost, r -> Fleet.text(r, "gpu_count").filter(c -> !c.equals("0"))
+                .map(c -> c + " x " + r.getOrDefault("gpu_model", "?") + ", driver " + r.getOrDefault("driver_version", "?")));
     }
 }

@@ -216,7 +216,7 @@ public final class ProvisionCommand implements Callable<Integer> {
             out.println();
             out.println("  play #" + (book.plays().indexOf(play) + 1) + " (" + play.hosts() + "): " + play.name());
             if (listHosts) {
-                List<Host> hosts = Executor.selectHosts(play, inv, options);
+                List<Host> hosts = Executor.selectHosts(play, inv, options, new TemplateEngine(templateRoots()));
                 out.println("    hosts (" + hosts.size() + "):");
                 hosts.forEach(h -> out.println("      " + h.name()));
             }

@@ -66,14 +66,30 @@ public final class Executor {
     }
 
     /** The hosts each play would run on, after {@code --limit}. */
-    public static List<Host> selectHosts(Play play, Inventory inventory, RunOptions options) throws InvalidInputException {
-        List<Host> selected = inventory.select(play.hosts());
+    public static List<Host> selectHosts(Play play, Inventory inventory, RunOptions options, TemplateEngine templates)
+            throws InvalidInputException {
+        List<Host> selected = inventory.select(hostPattern(play, options, templates));
         if (options.limit().isPresent()) {
             Set<String> limited = new HashSet<>();
             inventory.select(options.limit().get()).forEach(h -> limited.add(h.name()));
             selected = selected.stream().filter(h -> limited.contains(h.name())).toList();
         }
         return selected;
+    }
+
+    /** {@code hosts:} may use play vars and extra vars ({@code hosts: "${target!'gpu'}"}), as in Ansible. */
+    private static String hostPattern(Play play, RunOptions options, TemplateEngine templates) throws InvalidInputException {
+        if (!play.hosts().contains("${")) {
+            return play.hosts();
+        }
+        Map<String, Object> vars = new LinkedHashMap<>(play.varsFiles());
+        vars.putAll(play.vars());
+        vars.putAll(options.extraVars());
+        try {
+            return String.valueOf(templates.interpolate(play.hosts(), vars, play.position()));
+        } catch (dev.provision.engine.template.TemplateException e) {
+            throw new InvalidInputException(play.position(), "hosts: " + e.problem());
+        }
     }
 
     public RunSummary run(Playbook playbook, Inventory inventory) throws InvalidInputException {
@@ -84,7 +100,7 @@ public final class Executor {
             Semaphore forks = new Semaphore(options.forks());
             StartGate start = new StartGate(options.startAtTask().orElse(null));
             for (Play play : playbook.plays()) {
-                List<Host> hosts = selectHosts(play, inventory, options);
+                List<Host> hosts = selectHosts(play, inventory, options, templates);
                 if (hosts.isEmpty()) {
                     listener.noHostsMatched(play.hosts());
                     continue;
@@ -349,7 +365,7 @@ public final class Executor {
         private Map<HostState, TaskResult> fleetStep(Task task, FleetCheck fleet, Map<HostState, TaskResult> results) {
             Map<String, TaskResult> byName = new LinkedHashMap<>();
             results.forEach((h, r) -> byName.put(h.name(), r));
-            Map<String, TaskResult> compared = FleetRows.apply(fleet, byName);
+            Map<String, TaskResult> compared = FleetRows.apply(fleet, byName, task.ignoreErrors());
             Map<HostState, TaskResult> out = new LinkedHashMap<>();
             results.forEach((h, r) -> {
                 TaskResult updated = compared.getOrDefault(h.name(), r);

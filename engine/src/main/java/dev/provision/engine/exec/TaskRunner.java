@@ -62,6 +62,11 @@ final class TaskRunner {
         if (r.status() == TaskStatus.FAILED && task.ignoreErrors()) {
             r = withStatus(r, TaskStatus.IGNORED);
         }
+        if (task.loop().isEmpty()) {
+            // every outcome is registered, failures and skips included, so later tasks can test it
+            TaskResult registered = r;
+            task.register().ifPresent(name -> host.setVar(name, registerValue(registered)));
+        }
         return r;
     }
 
@@ -116,11 +121,7 @@ final class TaskRunner {
         Map<String, Object> vars = play.varsFor(task, host, itemVars);
         for (Expression when : task.when()) {
             if (!play.templates.test(when.text(), vars, when.position())) {
-                TaskResult skipped = labelled(TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()), label);
-                if (label.isEmpty()) {
-                    task.register().ifPresent(name -> host.setVar(name, registerValue(skipped)));
-                }
-                return skipped;
+                return labelled(TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()), label);
             }
         }
         TaskModule module = modules.module(task.module()).orElseThrow();
@@ -148,10 +149,6 @@ final class TaskRunner {
                 break;
             }
             sleep(task.delaySeconds());
-        }
-        if (label.isEmpty()) {
-            TaskResult finalResult = result;
-            task.register().ifPresent(name -> host.setVar(name, registerValue(finalResult)));
         }
         return result;
     }

@@ -117,7 +117,7 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
             return;
         }
         String models = distinct(gpus, GpuInfo::name);
-        Optional<String> expectedModel = params.optString("expected_model");
+        Optional<String> expectedModel = Probes.expectation(params, "expected_model");
         if (expectedModel.isPresent()) {
             String want = expectedModel.get().toLowerCase(Locale.ROOT);
             List<String> others = gpus.stream().filter(g -> !g.name().toLowerCase(Locale.ROOT).contains(want))
@@ -129,7 +129,7 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
             report.add(CheckResult.pass("gpu.model", models, "-"));
         }
         String driver = gpus.get(0).driverVersion();
-        Optional<String> minDriver = params.optString("min_driver");
+        Optional<String> minDriver = Probes.expectation(params, "min_driver");
         report.add(minDriver
                 .map(min -> CheckResult.of(GpuInfo.available(driver) && Versions.compare(driver, min) >= 0,
                         "gpu.driver_version", driver, ">= " + min, "driver older than " + min))

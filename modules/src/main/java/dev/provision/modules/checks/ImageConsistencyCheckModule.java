@@ -55,7 +55,7 @@ public final class ImageConsistencyCheckModule implements TaskModule, FleetCheck
         String image = Probes.plainName("image", params.string("image"));
         String runtime = params.string("runtime");
         CheckReport report = new CheckReport(name());
-        Optional<String> expected = params.optString("expected_digest");
+        Optional<String> expected = Probes.expectation(params, "expected_digest");
         ProbeResult r = context.host().probe(command(runtime, image).toArray(String[]::new));
         String[] words = r.stdout().strip().split("\\s+");
         if (!r.ok() || words[0].isEmpty()) {

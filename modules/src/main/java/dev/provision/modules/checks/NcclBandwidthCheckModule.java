@@ -153,7 +153,7 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
     }
 
     private static Optional<String> allReducePerf(Params params, TaskContext context) throws ModuleException {
-        Optional<String> given = params.optString("all_reduce_perf");
+        Optional<String> given = Probes.expectation(params, "all_reduce_perf");
         if (given.isPresent()) {
             return Optional.of(Probes.plainName("all_reduce_perf", given.get()));
         }

@@ -38,17 +38,22 @@ import picocli.CommandLine.Parameters;
         sortOptions = false, usageHelpAutoWidth = true,
         description = {"Converge hosts to the state a YAML playbook describes, over one SSH connection per host.", ""},
         footerHeading = "%nExamples:%n",
+        // Every footer line fits 80 columns: picocli would break longer ones in the middle of a word.
         footer = {
-            "  provision -i inventory.yml playbooks/cluster.yml          converge the cluster",
-            "  provision -i inventory.yml --check --diff playbooks/cluster.yml",
-            "                                                            show what would change, change nothing",
-            "  provision -i inventory.yml --limit node07 --replaced node07 playbooks/cluster.yml",
-            "                                                            accept a rebuilt node's new host key and converge it",
-            "  provision -i localhost, -e dir=/tmp/x site.yml             run against this machine",
+            "  Converge the cluster:",
+            "    provision -i inventory.yml playbooks/cluster.yml",
+            "  Show what would change, change nothing:",
+            "    provision -i inventory.yml --check --diff playbooks/cluster.yml",
+            "  Accept a rebuilt node's new host key and converge it:",
+            "    provision -i inventory.yml -l node07 --replaced node07 playbooks/cluster.yml",
+            "  Run against this machine, with variables from a file:",
+            "    provision -i localhost, -e @vars.yml -e dir=/tmp/x site.yml",
             "",
             "Exit codes:",
-            "  0 ok    1 internal error    2 a task failed    3 a host was unreachable",
-            "  4 invalid playbook/inventory/vars    5 usage error    6 changes (with --detailed-exitcodes)"})
+            "  0 ok                        4 invalid playbook, inventory or variables",
+            "  1 internal error            5 usage error (unknown option, no playbook)",
+            "  2 a task failed             6 changes made, or pending under --check",
+            "  3 a host was unreachable      (only with --detailed-exitcodes)"})
 public final class ProvisionCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "PLAYBOOK", description = "The playbook to run.")
@@ -132,6 +137,8 @@ public final class ProvisionCommand implements Callable<Integer> {
     public static int execute(String[] args, PrintStream out, PrintStream err) {
         ProvisionCommand command = new ProvisionCommand(out, err, List.of(args));
         CommandLine cli = new CommandLine(command);
+        // "-e @vars.yml" is ours (extra vars from a file), not picocli's argument-file expansion.
+        cli.setExpandAtFiles(false);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler((ex, a) -> {

@@ -70,11 +70,13 @@ public final class Executor {
 
     public RunSummary run(Playbook playbook, Inventory inventory) throws InvalidInputException {
         checkHandlers(playbook);
+        checkStartAtTask(playbook, options);
         Map<String, HostState> states = new LinkedHashMap<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
              Connections connections = new Connections(connectionFactory, inventory)) {
             Semaphore forks = new Semaphore(options.forks());
             StartGate start = new StartGate(options.startAtTask().orElse(null));
+            boolean stopped = false;
             for (Play play : playbook.plays()) {
                 List<Host> hosts = selectHosts(play, inventory, options);
                 if (hosts.isEmpty()) {
@@ -93,8 +95,17 @@ public final class Executor {
                     PlayContext ctx = new PlayContext(play, playbook.directory(), batchMap, inventory, options, templates);
                     PlayRun run = new PlayRun(ctx, new TaskRunner(ctx, modules, connections), connections, pool, forks, start);
                     if (!run.execute()) {
-                        break; // max_fail_percentage or any_errors_fatal ended the play
+                        // As in Ansible: a failure threshold is a brake on a rolling change, so it
+                        // stops the remaining batches and the remaining plays.
+                        stopped = true;
+                        listener.warning("play '" + (play.name().isEmpty() ? play.hosts() : play.name())
+                                + "' stopped by " + (play.anyErrorsFatal() ? "any_errors_fatal" : "max_fail_percentage")
+                                + "; no further tasks or plays run");
+                        break;
                     }
+                }
+                if (stopped) {
+                    break;
                 }
             }
         } finally {
@@ -132,6 +143,26 @@ public final class Executor {
                 }
             }
         }
+    }
+
+    /** {@code --start-at-task} naming no task would silently run nothing; say so before anything runs. */
+    static void checkStartAtTask(Playbook playbook, RunOptions options) throws InvalidInputException {
+        if (options.startAtTask().isEmpty()) {
+            return;
+        }
+        String wanted = options.startAtTask().get();
+        Set<String> names = new java.util.TreeSet<>();
+        for (Play play : playbook.plays()) {
+            for (Task t : tasksOf(play)) {
+                if (t.name().equals(wanted) || t.displayName().equals(wanted)) {
+                    return;
+                }
+                names.add(t.displayName());
+            }
+        }
+        throw new InvalidInputException(dev.provision.engine.source.SourcePosition.UNKNOWN, "--start-at-task: no task named '"
+                + wanted + "'" + dev.provision.modules.spi.Suggestions.closest(wanted, names).map(s -> " (did you mean '" + s + "'?)").orElse("")
+                + "; see the names with --list-tasks");
     }
 
     /** The play's tasks in run order (pre_tasks, roles and tasks, post_tasks), blocks flattened; no handlers. */

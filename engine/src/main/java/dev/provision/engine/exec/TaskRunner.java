@@ -166,7 +166,7 @@ final class TaskRunner {
         try {
             plan = module.plan(params, context);
         } catch (ModuleException e) {
-            return labelled(failure(host, task, e.getMessage()), label);
+            return labelled(failure(host, task, positioned(task, e.getMessage())), label);
         }
         plan.facts().forEach(host::setVar);
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
@@ -324,6 +324,13 @@ final class TaskRunner {
         return new TaskResult(r.host(), r.status(), r.changes(), r.message(), r.items(), label, r.forecast(),
                 r.conditional(), r.hidden(), r.output(), r.duration());
     }
+
+    /** A module knows nothing of files: its message gets the task's file:line:column unless it names a place already. */
+    static String positioned(Task task, String message) {
+        return POSITIONED.matcher(message).lookingAt() ? message : task.position() + ": " + message;
+    }
+
+    private static final java.util.regex.Pattern POSITIONED = java.util.regex.Pattern.compile("\\S[^\\n]*?:\\d+:\\d+: ");
 
     private static String stripBraces(String s) {
         String t = s.strip();

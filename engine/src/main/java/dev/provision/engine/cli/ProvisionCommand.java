@@ -187,6 +187,19 @@ public final class ProvisionCommand implements Callable<Integer> {
             list(book, inv, options);
             return ExitCode.OK;
         }
+        char[] becomePassword;
+        if (askBecomePass) {
+            java.io.Console console = System.console();
+            if (console == null) {
+                err.println("ERROR: -K asks for the sudo password on a terminal, and there is none; set PROVISION_BECOME_PASSWORD instead");
+                return ExitCode.USAGE;
+            }
+            char[] typed = console.readPassword("BECOME password: "); // never echoed
+            becomePassword = typed == null ? new char[0] : typed;
+        } else {
+            String fromEnvironment = System.getenv("PROVISION_BECOME_PASSWORD");
+            becomePassword = fromEnvironment == null ? new char[0] : fromEnvironment.toCharArray();
+        }
         boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
         List<RunListener> listeners = new ArrayList<>();
         listeners.add(new HumanOutput(out, color, diff, verbose.length));
@@ -198,7 +211,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         TemplateEngine templates = new TemplateEngine(templateRoots());
         RunSummary summary;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
-            summary = new Executor(modules, templates, connections, listener, options).run(book, inv);
+            summary = new Executor(modules, templates, connections, listener, options, becomePassword).run(book, inv);
+        } finally {
+            java.util.Arrays.fill(becomePassword, '\0');
         }
         List<String> retry = new ArrayList<>(summary.failedHosts());
         retry.addAll(summary.unreachableHosts());

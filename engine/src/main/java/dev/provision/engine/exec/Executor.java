@@ -47,9 +47,20 @@ public final class Executor {
     private final ConnectionFactory connectionFactory;
     private final RunListener listener;
     private final RunOptions options;
+    private final char[] becomePassword;
 
     public Executor(ModuleRegistry modules, TemplateEngine templates, ConnectionFactory connectionFactory,
                     RunListener listener, RunOptions options) {
+        this(modules, templates, connectionFactory, listener, options, new char[0]);
+    }
+
+    /**
+     * @param becomePassword the sudo password for tasks with {@code become} ({@code -K} or
+     *     {@code PROVISION_BECOME_PASSWORD}); copied, wiped at the end of {@link #run}; empty for none
+     */
+    public Executor(ModuleRegistry modules, TemplateEngine templates, ConnectionFactory connectionFactory,
+                    RunListener listener, RunOptions options, char[] becomePassword) {
+        this.becomePassword = requireNonNull(becomePassword, "becomePassword cannot be null").clone();
         this.modules = requireNonNull(modules, "modules cannot be null");
         this.templates = requireNonNull(templates, "templates cannot be null");
         this.connectionFactory = requireNonNull(connectionFactory, "connectionFactory cannot be null");
@@ -73,7 +84,7 @@ public final class Executor {
         checkStartAtTask(playbook, options);
         Map<String, HostState> states = new LinkedHashMap<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-             Connections connections = new Connections(connectionFactory, inventory)) {
+             Connections connections = new Connections(connectionFactory, inventory, becomePassword)) {
             Semaphore forks = new Semaphore(options.forks());
             StartGate start = new StartGate(options.startAtTask().orElse(null));
             boolean stopped = false;
@@ -110,6 +121,7 @@ public final class Executor {
             }
         } finally {
             states.values().forEach(HostState::closeConnection);
+            java.util.Arrays.fill(becomePassword, '\0');
         }
         Map<String, HostStats> stats = new LinkedHashMap<>();
         List<String> failed = new ArrayList<>();

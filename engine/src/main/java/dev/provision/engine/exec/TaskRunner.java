@@ -131,7 +131,7 @@ final class TaskRunner {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
             return labelled(failure(host, task, at + ": " + e.getMessage()), label);
         }
-        Connection connection = connections.forTask(task, host);
+        Connection connection = connections.forTask(task, play.play, host);
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
         TaskResult result = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {

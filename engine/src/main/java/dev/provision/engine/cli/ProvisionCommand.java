@@ -13,6 +13,7 @@ import dev.provision.engine.playbook.PlaybookLoader;
 import dev.provision.engine.report.HumanOutput;
 import dev.provision.engine.report.JsonReport;
 import dev.provision.engine.report.Listeners;
+import dev.provision.engine.report.ProgressLine;
 import dev.provision.engine.report.RunListener;
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.template.TemplateEngine;
@@ -55,6 +56,8 @@ import picocli.CommandLine.Parameters;
             "  2 a task failed             6 changes made, or pending under --check",
             "  3 a host was unreachable      (only with --detailed-exitcodes)"})
 public final class ProvisionCommand implements Callable<Integer> {
+    /** A run this large shows a live progress line on a terminal; smaller ones finish too fast to need it. */
+    static final int PROGRESS_MIN_HOSTS = 10;
 
     @Parameters(index = "0", paramLabel = "PLAYBOOK", description = "The playbook to run.")
     Path playbook;
@@ -202,6 +205,10 @@ public final class ProvisionCommand implements Callable<Integer> {
         }
         boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
         List<RunListener> listeners = new ArrayList<>();
+        if (color) {
+            // First, so that it erases its line before the results are printed.
+            listeners.add(new ProgressLine(err, PROGRESS_MIN_HOSTS));
+        }
         listeners.add(new HumanOutput(out, color, diff, verbose.length));
         JsonReport report = json == null ? null : new JsonReport(json);
         if (report != null) {

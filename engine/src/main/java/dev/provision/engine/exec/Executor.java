@@ -264,7 +264,7 @@ public final class Executor {
             if (gather) {
                 listener.taskStarted("Gathering Facts", ctx.play.position().toString(), false);
             }
-            Map<HostState, TaskResult> results = parallel(pending, h -> {
+            Map<HostState, TaskResult> results = parallel(gather ? "Gathering Facts" : "Connecting", pending, h -> {
                 try {
                     if (h.connection().isEmpty()) {
                         connections.open(h);
@@ -339,7 +339,7 @@ public final class Executor {
                         .filter(e -> e.getKey().equals(name))
                         .forEach(e -> active.forEach(h -> h.setVar(name, e.getValue()))));
             } else {
-                results = parallel(active, h -> runner.run(task, h, handler));
+                results = parallel(task.displayName(), active, h -> runner.run(task, h, handler));
             }
             int failures = 0;
             for (HostState h : active) {
@@ -410,8 +410,10 @@ public final class Executor {
             }
         }
 
-        private Map<HostState, TaskResult> parallel(List<HostState> targets, Function<HostState, TaskResult> work) {
+        private Map<HostState, TaskResult> parallel(String step, List<HostState> targets, Function<HostState, TaskResult> work) {
             Map<HostState, Future<TaskResult>> futures = new LinkedHashMap<>();
+            java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+            Object progressLock = new Object();
             for (HostState h : targets) {
                 futures.put(h, pool.submit(() -> {
                     forks.acquireUninterruptibly();
@@ -419,6 +421,10 @@ public final class Executor {
                         return work.apply(h);
                     } finally {
                         forks.release();
+                        // Serialised, and over before the future completes: the listener contract holds.
+                        synchronized (progressLock) {
+                            listener.progress(step, done.incrementAndGet(), targets.size());
+                        }
                     }
                 }));
             }

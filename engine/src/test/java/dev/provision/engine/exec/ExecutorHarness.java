@@ -24,6 +24,8 @@ import java.util.Set;
 final class ExecutorHarness {
     final RecordingConnectionFactory factory = new RecordingConnectionFactory();
     final List<TaskResult> results = Collections.synchronizedList(new ArrayList<>());
+    /** Every progress and result event in order: {@code progress STEP DONE/TOTAL}, {@code result HOST STATUS}. */
+    final List<String> events = Collections.synchronizedList(new ArrayList<>());
     final ByteArrayOutputStream human = new ByteArrayOutputStream();
     private final Path dir;
 
@@ -41,6 +43,12 @@ final class ExecutorHarness {
             @Override
             public void hostResult(TaskResult result) {
                 results.add(result);
+                events.add("result " + result.host() + " " + result.status());
+            }
+
+            @Override
+            public void progress(String step, int done, int total) {
+                events.add("progress " + step + " " + done + "/" + total);
             }
         };
         RunListener listener = new Listeners(List.of(recorder,

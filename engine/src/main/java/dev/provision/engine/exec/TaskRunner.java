@@ -325,9 +325,15 @@ final class TaskRunner {
                 r.conditional(), r.hidden(), r.output(), r.duration());
     }
 
-    /** A module knows nothing of files: its message gets the task's file:line:column unless it names a place already. */
+    /**
+     * A module knows nothing of files: its message gets the task's file:line:column unless it names a
+     * place already (or is {@code fail}'s message).
+     */
     static String positioned(Task task, String message) {
-        return POSITIONED.matcher(message).lookingAt() ? message : task.position() + ": " + message;
+        if (task.module().equals("fail") || POSITIONED.matcher(message).lookingAt()) {
+            return message; // fail's message is the user's own words, shown as written
+        }
+        return task.position() + ": " + message;
     }
 
     private static final java.util.regex.Pattern POSITIONED = java.util.regex.Pattern.compile("\\S[^\\n]*?:\\d+:\\d+: ");

@@ -14,6 +14,7 @@ import dev.provision.engine.playbook.PlaybookLoader;
 import dev.provision.engine.report.HumanOutput;
 import dev.provision.engine.report.JsonReport;
 import dev.provision.engine.report.Listeners;
+import dev.provision.engine.report.ProgressLine;
 import dev.provision.engine.report.RunListener;
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.template.TemplateEngine;
@@ -39,18 +40,25 @@ import picocli.CommandLine.Parameters;
         sortOptions = false, usageHelpAutoWidth = true,
         description = {"Converge hosts to the state a YAML playbook describes, over one SSH connection per host.", ""},
         footerHeading = "%nExamples:%n",
+        // Every footer line fits 80 columns: picocli would break longer ones in the middle of a word.
         footer = {
-            "  provision -i inventory.yml playbooks/cluster.yml          converge the cluster",
-            "  provision -i inventory.yml --check --diff playbooks/cluster.yml",
-            "                                                            show what would change, change nothing",
-            "  provision -i inventory.yml --limit node07 --replaced node07 playbooks/cluster.yml",
-            "                                                            accept a rebuilt node's new host key and converge it",
-            "  provision -i localhost, -e dir=/tmp/x site.yml             run against this machine",
+            "  Converge the cluster:",
+            "    provision -i inventory.yml playbooks/cluster.yml",
+            "  Show what would change, change nothing:",
+            "    provision -i inventory.yml --check --diff playbooks/cluster.yml",
+            "  Accept a rebuilt node's new host key and converge it:",
+            "    provision -i inventory.yml -l node07 --replaced node07 playbooks/cluster.yml",
+            "  Run against this machine, with variables from a file:",
+            "    provision -i localhost, -e @vars.yml -e dir=/tmp/x site.yml",
             "",
             "Exit codes:",
-            "  0 ok    1 internal error    2 a task failed    3 a host was unreachable",
-            "  4 invalid playbook/inventory/vars    5 usage error    6 changes (with --detailed-exitcodes)"})
+            "  0 ok                        4 invalid playbook, inventory or variables",
+            "  1 internal error            5 usage error (unknown option, no playbook)",
+            "  2 a task failed             6 changes made, or pending under --check",
+            "  3 a host was unreachable      (only with --detailed-exitcodes)"})
 public final class ProvisionCommand implements Callable<Integer> {
+    /** A run this large shows a live progress line on a terminal; smaller ones finish too fast to need it. */
+    static final int PROGRESS_MIN_HOSTS = 10;
 
     @Parameters(index = "0", paramLabel = "PLAYBOOK", description = "The playbook to run.")
     Path playbook;
@@ -133,6 +141,8 @@ public final class ProvisionCommand implements Callable<Integer> {
     public static int execute(String[] args, PrintStream out, PrintStream err) {
         ProvisionCommand command = new ProvisionCommand(out, err, List.of(args));
         CommandLine cli = new CommandLine(command);
+        // "-e @vars.yml" is ours (extra vars from a file), not picocli's argument-file expansion.
+        cli.setExpandAtFiles(false);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler((ex, a) -> {
@@ -181,8 +191,25 @@ public final class ProvisionCommand implements Callable<Integer> {
             list(book, inv, options);
             return ExitCode.OK;
         }
+        char[] becomePassword;
+        if (askBecomePass) {
+            java.io.Console console = System.console();
+            if (console == null) {
+                err.println("ERROR: -K asks for the sudo password on a terminal, and there is none; set PROVISION_BECOME_PASSWORD instead");
+                return ExitCode.USAGE;
+            }
+            char[] typed = console.readPassword("BECOME password: "); // never echoed
+            becomePassword = typed == null ? new char[0] : typed;
+        } else {
+            String fromEnvironment = System.getenv("PROVISION_BECOME_PASSWORD");
+            becomePassword = fromEnvironment == null ? new char[0] : fromEnvironment.toCharArray();
+        }
         boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
         List<RunListener> listeners = new ArrayList<>();
+        if (color) {
+            // First, so that it erases its line before the results are printed.
+            listeners.add(new ProgressLine(err, PROGRESS_MIN_HOSTS));
+        }
         listeners.add(new HumanOutput(out, color, diff, verbose.length));
         JsonReport report = json == null ? null : new JsonReport(json);
         if (report != null) {
@@ -193,7 +220,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         RunSummary summary;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
             summary = new Executor(modules, templates, connections, listener, options,
-                    FactCache.at(FactCache.defaultDirectory())).run(book, inv);
+                    FactCache.at(FactCache.defaultDirectory()), becomePassword).run(book, inv);
+        } finally {
+            java.util.Arrays.fill(becomePassword, '\0');
         }
         List<String> retry = new ArrayList<>(summary.failedHosts());
         retry.addAll(summary.unreachableHosts());

@@ -132,7 +132,7 @@ final class TaskRunner {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
             return labelled(failure(host, task, at + ": " + e.getMessage()), label);
         }
-        Connection connection = connections.forTask(task, host);
+        Connection connection = connections.forTask(task, play.play, host);
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
         TaskResult result = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {
@@ -163,7 +163,7 @@ final class TaskRunner {
         try {
             plan = module.plan(params, context);
         } catch (ModuleException e) {
-            return labelled(failure(host, task, e.getMessage()), label);
+            return labelled(failure(host, task, positioned(task, e.getMessage())), label);
         }
         plan.facts().forEach(host::setVar);
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
@@ -326,6 +326,19 @@ final class TaskRunner {
         return new TaskResult(r.host(), r.status(), r.changes(), r.message(), r.items(), label, r.forecast(),
                 r.conditional(), r.hidden(), r.output(), r.duration());
     }
+
+    /**
+     * A module knows nothing of files: its message gets the task's file:line:column unless it names a
+     * place already (or is {@code fail}'s message).
+     */
+    static String positioned(Task task, String message) {
+        if (task.module().equals("fail") || POSITIONED.matcher(message).lookingAt()) {
+            return message; // fail's message is the user's own words, shown as written
+        }
+        return task.position() + ": " + message;
+    }
+
+    private static final java.util.regex.Pattern POSITIONED = java.util.regex.Pattern.compile("\\S[^\\n]*?:\\d+:\\d+: ");
 
     private static String stripBraces(String s) {
         String t = s.strip();

@@ -96,7 +96,9 @@ public final class HumanOutput implements RunListener {
         printChecks(r);
         for (Change change : r.changes()) {
             if (r.status() == TaskStatus.CHANGED || r.status() == TaskStatus.FAILED || verbosity >= 1) {
-                out.println(paint("    " + (r.forecast() ? "would " : "") + change.summary(), c));
+                // A summary quotes what the task does ("run: echo PASSWORD"), so no_log hides it too.
+                String summary = r.hidden() ? "(change hidden: no_log)" : change.summary();
+                out.println(paint("    " + (r.forecast() ? "would " : "") + summary, c));
             }
             if (diff && !change.diffs().isEmpty()) {
                 if (r.hidden() || change.sensitive()) {

@@ -78,15 +78,15 @@ public final class HumanOutput implements RunListener {
         String message = r.hidden() ? "the output has been hidden due to no_log: true" : r.message();
         boolean showMessage = switch (r.status()) {
             case FAILED, UNREACHABLE, IGNORED -> true;
-            case OK -> !r.output().isEmpty() && r.output().containsKey("msg") || verbosity >= 1;
+            // debug's msg or var; a command's rc/stdout and a check's table only at -v
+            case OK -> isDebugOutput(r.output()) || verbosity >= 1;
             case SKIPPED -> verbosity >= 1;
             default -> false;
         };
         if (showMessage && !message.isEmpty()) {
             sb.append(" => ").append(message);
         }
-        if (r.status() == TaskStatus.OK && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey("msg")
-                && !r.output().containsKey("checks")) {
+        if (verbosity >= 2 && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey("checks")) {
             sb.append(" => ").append(r.output());
         }
         if (r.conditional()) {
@@ -110,6 +110,10 @@ public final class HumanOutput implements RunListener {
                 }
             }
         }
+    }
+
+    private static boolean isDebugOutput(Map<String, Object> output) {
+        return !output.isEmpty() && !output.containsKey("rc") && !output.containsKey("checks");
     }
 
     /** Readiness checks: one table per host (check, measured, expected, verdict). */

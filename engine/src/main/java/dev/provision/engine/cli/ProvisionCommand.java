@@ -1,6 +1,7 @@
 package dev.provision.engine.cli;
 
 import dev.provision.engine.connection.ConnectionFactory;
+import dev.provision.engine.connection.SshConnectionFactory;
 import dev.provision.engine.exec.Executor;
 import dev.provision.engine.exec.FactCache;
 import dev.provision.engine.exec.ModuleRegistry;
@@ -218,15 +219,22 @@ public final class ProvisionCommand implements Callable<Integer> {
         RunListener listener = new Listeners(listeners);
         TemplateEngine templates = new TemplateEngine(templateRoots());
         RunSummary summary;
+        Set<String> changedKeys;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
+<<<<<<< HEAD
             summary = new Executor(modules, templates, connections, listener, options,
                     FactCache.at(FactCache.defaultDirectory()), becomePassword).run(book, inv);
         } finally {
             java.util.Arrays.fill(becomePassword, '\0');
+=======
+            summary = new Executor(modules, templates, connections, listener, options).run(book, inv);
+            changedKeys = connections instanceof SshConnectionFactory ssh ? ssh.knownHosts().changedKeyHosts() : Set.of();
+>>>>>>> w2-ssh-e2e
         }
         List<String> retry = new ArrayList<>(summary.failedHosts());
         retry.addAll(summary.unreachableHosts());
-        listener.recap(summary.stats(), retry.isEmpty() ? "" : retryCommand(retry));
+        listener.recap(summary.stats(), retry.isEmpty() ? "" : retryCommand(retry, List.of()));
+        printAcceptReplacedCommand(summary.unreachableHosts().stream().filter(changedKeys::contains).toList());
         if (report != null && report.failure().isPresent()) {
             err.println("WARNING: could not write the JSON report " + json + ": " + report.failure().get().getMessage());
         }
@@ -258,8 +266,26 @@ public final class ProvisionCommand implements Callable<Integer> {
         }
     }
 
-    /** The same command line with {@code --limit} replaced by the hosts to retry. */
-    private String retryCommand(List<String> hosts) {
+    /**
+     * A retry of the hosts whose host key changed would be refused again: print the exact command that
+     * accepts their new keys. Not folded into the retry command, because accepting a changed key is the
+     * sysadmin's decision (the node was rebuilt), never a default.
+     */
+    private void printAcceptReplacedCommand(List<String> hosts) {
+        if (hosts.isEmpty()) {
+            return;
+        }
+        String names = String.join(", ", hosts);
+        out.println();
+        out.println("The host key of " + names + " changed (old and new fingerprints above). Only if "
+                + (hosts.size() == 1 ? "it was" : "they were") + " rebuilt, accept the new key and converge "
+                + (hosts.size() == 1 ? "it" : "them") + " with:");
+        out.println("    " + retryCommand(hosts, List.of("--replaced", String.join(",", hosts))));
+        out.flush();
+    }
+
+    /** The same command line with {@code --limit} replaced by the hosts to retry, and {@code extra} options before it. */
+    private String retryCommand(List<String> hosts, List<String> extra) {
         List<String> words = new ArrayList<>(List.of("provision"));
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -272,6 +298,7 @@ public final class ProvisionCommand implements Callable<Integer> {
             }
             words.add(a);
         }
+        words.addAll(extra);
         words.add("--limit");
         words.add(String.join(",", hosts));
         return ShellWords.join(words);

@@ -221,15 +221,11 @@ public final class ProvisionCommand implements Callable<Integer> {
         RunSummary summary;
         Set<String> changedKeys;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
-<<<<<<< HEAD
             summary = new Executor(modules, templates, connections, listener, options,
                     FactCache.at(FactCache.defaultDirectory()), becomePassword).run(book, inv);
+            changedKeys = connections instanceof SshConnectionFactory ssh ? ssh.knownHosts().changedKeyHosts() : Set.of();
         } finally {
             java.util.Arrays.fill(becomePassword, '\0');
-=======
-            summary = new Executor(modules, templates, connections, listener, options).run(book, inv);
-            changedKeys = connections instanceof SshConnectionFactory ssh ? ssh.knownHosts().changedKeyHosts() : Set.of();
->>>>>>> w2-ssh-e2e
         }
         List<String> retry = new ArrayList<>(summary.failedHosts());
         retry.addAll(summary.unreachableHosts());

@@ -85,13 +85,15 @@ public final class HumanOutput implements RunListener {
         if (showMessage && !message.isEmpty()) {
             sb.append(" => ").append(message);
         }
-        if (r.status() == TaskStatus.OK && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey("msg")) {
+        if (r.status() == TaskStatus.OK && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey("msg")
+                && !r.output().containsKey("checks")) {
             sb.append(" => ").append(r.output());
         }
         if (r.conditional()) {
             sb.append(" (forecast: depends on earlier changes in this run)");
         }
         out.println(paint(sb.toString(), c));
+        printChecks(r);
         for (Change change : r.changes()) {
             if (r.status() == TaskStatus.CHANGED || r.status() == TaskStatus.FAILED || verbosity >= 1) {
                 out.println(paint("    " + (r.forecast() ? "would " : "") + change.summary(), c));
@@ -106,6 +108,38 @@ public final class HumanOutput implements RunListener {
                 }
             }
         }
+    }
+
+    /** Readiness checks: one table per host (check, measured, expected, verdict). */
+    private void printChecks(TaskResult r) {
+        if (r.hidden() || !(r.output().get("checks") instanceof List<?> rows) || rows.isEmpty()) {
+            return;
+        }
+        List<String[]> table = new java.util.ArrayList<>();
+        table.add(new String[] {"check", "measured", "expected", "verdict"});
+        for (Object o : rows) {
+            if (o instanceof Map<?, ?> row) {
+                String detail = row.get("detail") instanceof String d && !d.isEmpty() ? "  " + d : "";
+                table.add(new String[] {str(row.get("check")), str(row.get("measured")), str(row.get("expected")),
+                        str(row.get("verdict")) + detail});
+            }
+        }
+        int[] width = new int[3];
+        for (String[] t : table) {
+            for (int i = 0; i < 3; i++) {
+                width[i] = Math.min(40, Math.max(width[i], t[i].length()));
+            }
+        }
+        for (String[] t : table) {
+            String line = String.format("    %-" + width[0] + "s  %-" + width[1] + "s  %-" + width[2] + "s  %s", t[0], t[1], t[2], t[3]);
+            Colour c = t[3].startsWith("fail") ? Colour.RED : t[3].startsWith("warn") ? Colour.PURPLE
+                    : t[3].startsWith("pass") ? Colour.GREEN : Colour.NONE;
+            out.println(paint(line, c));
+        }
+    }
+
+    private static String str(Object o) {
+        return o == null ? "" : String.valueOf(o);
     }
 
     private void printDiff(String text) {

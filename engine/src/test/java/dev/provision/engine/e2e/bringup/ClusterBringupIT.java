@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code playbooks/cluster.yml} on an 8-node test cluster with real NTP, sshfs storage, registry and
@@ -44,9 +43,8 @@ class ClusterBringupIT {
     private static final List<String> TOOLS = List.of("flock", "unshare", "nsenter", "ip", "/usr/sbin/sshd", "chronyd", "chronyc",
             "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3");
 
-    @TempDir
-    Path tmp;
-
+    /** Inventory, controller known_hosts, cluster key; made in {@code @BeforeAll}, so not a {@code @TempDir} field. */
+    private Path tmp;
     private TestCluster.Lock lock;
     private Path inventory;
     private Path knownHosts;
@@ -58,6 +56,7 @@ class ClusterBringupIT {
                 "ClusterBringupIT needs root (namespaces, mounts, services on the bridge); skipped");
         List<String> missing = TOOLS.stream().filter(t -> !TestCluster.onPath(t)).toList();
         assumeTrue(missing.isEmpty(), "ClusterBringupIT skipped: missing " + missing + "; run .ci/install-deps");
+        tmp = Files.createTempDirectory("provision-bringup-it");
         lock = new TestCluster.Lock();
         clusterStarted = true;
         TestCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
@@ -76,6 +75,13 @@ class ClusterBringupIT {
         } finally {
             if (lock != null) {
                 lock.close();
+            }
+            if (tmp != null) {
+                try (var paths = Files.walk(tmp)) {
+                    for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                }
             }
         }
     }

@@ -1,0 +1,311 @@
+package dev.provision.engine.e2e.bringup;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.provision.engine.e2e.bringup.TestCluster.Result;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * {@code playbooks/cluster.yml} on an 8-node test cluster with real NTP, sshfs storage, registry and
+ * apt repository on the bridge (testcluster/services): fresh bring-up, idempotence, drift shown by
+ * {@code --check --diff} and repaired, and a replaced node restored by the one documented command.
+ * The steps build on each other, in order, on one cluster.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterBringupIT {
+    private static final int NODES = 8;
+    private static final String PLAYBOOK = "playbooks/cluster.yml";
+    private static final String KNOWN_HOSTS_TASK = "cluster : Every node's host key in /etc/ssh/ssh_known_hosts";
+    private static final int NOFILE = 16384;
+    private static final List<String> TOOLS = List.of("flock", "unshare", "nsenter", "ip", "/usr/sbin/sshd", "chronyd", "chronyc",
+            "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3");
+
+    /** Inventory, controller known_hosts, cluster key; made in {@code @BeforeAll}, so not a {@code @TempDir} field. */
+    private Path tmp;
+    private TestCluster.Lock lock;
+    private Path inventory;
+    private Path knownHosts;
+    private boolean clusterStarted;
+
+    @BeforeAll
+    void startClusterAndServices() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")),
+                "ClusterBringupIT needs root (namespaces, mounts, services on the bridge); skipped");
+        List<String> missing = TOOLS.stream().filter(t -> !TestCluster.onPath(t)).toList();
+        assumeTrue(missing.isEmpty(), "ClusterBringupIT skipped: missing " + missing + "; run .ci/install-deps");
+        tmp = Files.createTempDirectory("provision-bringup-it");
+        lock = new TestCluster.Lock();
+        clusterStarted = true;
+        TestCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
+        TestCluster.services("start").expectSuccess("testcluster/services start");
+        inventory = writeInventory();
+        knownHosts = tmp.resolve("controller_known_hosts");
+    }
+
+    @AfterAll
+    void stopEverything() throws Exception {
+        try {
+            if (clusterStarted) {
+                TestCluster.services("stop");
+                TestCluster.cluster("stop");
+            }
+        } finally {
+            if (lock != null) {
+                lock.close();
+            }
+            if (tmp != null) {
+                try (var paths = Files.walk(tmp)) {
+                    for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The test cluster's inventory, with group_vars/gpu.yml: the test values plus the services' addresses and keys. */
+    private Path writeInventory() throws IOException, InterruptedException {
+        Path dir = tmp.resolve("inventory");
+        Files.createDirectories(dir.resolve("group_vars"));
+        Path file = dir.resolve("inventory.yml");
+        Files.copy(TestCluster.INVENTORY, file);
+        String testVars;
+        try (InputStream in = getClass().getResourceAsStream("/e2e/bringup/gpu.yml")) {
+            testVars = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        String serviceVars = TestCluster.services("vars").expectSuccess("testcluster/services vars").output();
+        Files.writeString(dir.resolve("group_vars/gpu.yml"), testVars + "\n# from testcluster/services vars\n" + serviceVars
+                + "cluster_key_dir: " + tmp.resolve("cluster-key") + "\n");
+        return file;
+    }
+
+    @Test
+    @Order(1)
+    void freshClusterConvergesOnEveryNode() throws Exception {
+        assertFalse(TestCluster.inNode(5, "dpkg -s numactl >/dev/null 2>&1").exitCode() == 0,
+                "numactl must not be installed on this machine, or the test proves nothing about the apt repository");
+        long started = System.nanoTime();
+        Result run = TestCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        System.out.printf("fresh bring-up of %d nodes: %d s%n", NODES, (System.nanoTime() - started) / 1_000_000_000L);
+        assertEquals(0, run.exitCode(), run.output());
+        for (int k = 1; k <= NODES; k++) {
+            assertTrue(recap(run.output(), node(k), "changed") > 10, run.output());
+        }
+        assertClusterConverged(List.of(1, 2, 3, 4, 5, 6, 7, 8));
+    }
+
+    @Test
+    @Order(2)
+    void secondRunChangesNothing() throws Exception {
+        Result run = TestCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        assertEquals(0, run.exitCode(), run.output());
+        for (int k = 1; k <= NODES; k++) {
+            assertEquals(0, recap(run.output(), node(k), "changed"), node(k) + ":\n" + run.output());
+        }
+    }
+
+    @Test
+    @Order(3)
+    void driftOnOneNodeIsShownExactlyByCheckDiffThenRepaired() throws Exception {
+        TestCluster.inNode(4, """
+                sed -i 's/^net.ipv4.tcp_mtu_probing = 1$/net.ipv4.tcp_mtu_probing = 0/' /etc/sysctl.d/90-provision-cluster.conf
+                sed -i '/ provision-cluster$/d' /root/.ssh/authorized_keys
+                umount /data
+                """).expectSuccess("planting drift on node04");
+        Map<Integer, String> before = nodeStates();
+
+        Result check = TestCluster.provision(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
+        assertEquals(0, check.exitCode(), check.output());
+        assertEquals(before, nodeStates(), "--check must change nothing on any node");
+        Map<String, Set<String>> changed = changedTasks(check.output());
+        assertEquals(Set.of("cluster : Kernel parameters (drop-in and live value)",
+                "cluster : Cluster key (and admin keys) authorized for the cluster user",
+                "cluster : Shared storage mounted"), changed.get("node04"), check.output());
+        for (int k = 1; k <= NODES; k++) {
+            if (k != 4) {
+                assertEquals(0, recap(check.output(), node(k), "changed"), node(k) + " must show nothing:\n" + check.output());
+            }
+        }
+        assertTrue(check.output().contains("-net.ipv4.tcp_mtu_probing = 0\n+net.ipv4.tcp_mtu_probing = 1"), check.output());
+        assertTrue(Pattern.compile("(?m)^\\+ssh-ed25519 \\S+ provision-cluster$").matcher(check.output()).find(), check.output());
+        assertTrue(check.output().contains("-not mounted\n+mounted from root@10.213.0.1:/data"), check.output());
+
+        Result repair = TestCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        assertEquals(0, repair.exitCode(), repair.output());
+        assertEquals(3, recap(repair.output(), "node04", "changed"), repair.output());
+        assertClusterConverged(List.of(4));
+        Result again = TestCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        for (int k = 1; k <= NODES; k++) {
+            assertEquals(0, recap(again.output(), node(k), "changed"), node(k) + ":\n" + again.output());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void replacedNodeIsRestoredByTheOneDocumentedCommand() throws Exception {
+        String knownHostsBefore = TestCluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
+        TestCluster.cluster("replace", "3").expectSuccess("provision-testcluster replace 3");
+        // Without --replaced the controller refuses node03's new key and says which command accepts it.
+        Result refused = TestCluster.provision(knownHosts, "-i", inventory.toString(), "--check", PLAYBOOK);
+        assertTrue(refused.output().contains("--replaced node03"), refused.output());
+
+        long started = System.nanoTime();
+        Result run = TestCluster.provision(knownHosts, "-i", inventory.toString(), "--replaced", "node03", PLAYBOOK);
+        System.out.printf("re-converging replaced node03: %d s%n", (System.nanoTime() - started) / 1_000_000_000L);
+        assertEquals(0, run.exitCode(), run.output());
+        Map<String, Set<String>> changed = changedTasks(run.output());
+        assertTrue(changed.get("node03").size() > 10, run.output());
+        for (int k = 1; k <= NODES; k++) {
+            if (k != 3) {
+                assertEquals(Set.of(KNOWN_HOSTS_TASK), changed.get(node(k)), node(k) + ":\n" + run.output());
+                assertEquals(1, recap(run.output(), node(k), "changed"), run.output());
+            }
+        }
+        String knownHostsAfter = TestCluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
+        Set<String> removed = new TreeSet<>(knownHostsBefore.lines().toList());
+        removed.removeAll(knownHostsAfter.lines().toList());
+        Set<String> added = new TreeSet<>(knownHostsAfter.lines().toList());
+        added.removeAll(knownHostsBefore.lines().toList());
+        assertEquals(1, removed.size(), "old node03 line: " + removed);
+        assertEquals(1, added.size(), "new node03 line: " + added);
+        assertTrue(removed.iterator().next().startsWith("node03,") && added.iterator().next().startsWith("node03,"),
+                removed + " -> " + added);
+        assertClusterConverged(List.of(1, 2, 3, 4, 5, 6, 7, 8));
+    }
+
+    /** Everything the bring-up promises, checked on {@code nodes} (and SSH from them to every node). */
+    private void assertClusterConverged(List<Integer> nodes) throws Exception {
+        String marker = "written-on-node" + nodes.getFirst() + "-" + System.nanoTime();
+        TestCluster.inNode(nodes.getFirst(), "echo " + marker + " > /data/bringup-probe").expectSuccess("write to /data");
+        StringBuilder allNames = new StringBuilder();
+        StringBuilder sshLoop = new StringBuilder();
+        for (int k = 1; k <= NODES; k++) {
+            allNames.append(' ').append(node(k));
+        }
+        sshLoop.append("for n in").append(allNames).append("; do ")
+                .append("h=$(ssh -o StrictHostKeyChecking=yes -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o ConnectTimeout=10 $n hostname) ")
+                .append("&& [ \"$h\" = \"$n\" ] && echo \"ssh-ok $n\" || echo \"ssh-FAILED $n\"; done");
+        for (int k : nodes) {
+            String name = node(k);
+            String names = TestCluster.inNode(k, "for n in" + allNames + "; do getent hosts $n || echo unresolved $n; done").output();
+            for (int j = 1; j <= NODES; j++) {
+                assertTrue(names.contains("10.213.0." + (10 + j) + " ") && names.contains(" " + node(j)), name + " resolves:\n" + names);
+            }
+            assertFalse(names.contains("unresolved") || names.contains("127.0.1.1"), name + ":\n" + names);
+
+            String ssh = TestCluster.inNode(k, sshLoop.toString()).output();
+            for (int j = 1; j <= NODES; j++) {
+                assertTrue(ssh.contains("ssh-ok " + node(j)), name + " -> " + node(j) + " (strict host keys):\n" + ssh);
+            }
+
+            // unquoted $(...): the tabs sysctl prints become single spaces
+            Result sysctl = TestCluster.inNode(k, "cat /etc/sysctl.d/90-provision-cluster.conf; echo live:"
+                    + " $(sysctl -n net.ipv4.tcp_rmem) / $(sysctl -n net.core.somaxconn) / $(sysctl -n net.ipv4.tcp_mtu_probing)");
+            assertTrue(sysctl.output().contains("net.core.rmem_max = 2147483647\n"), name + ":\n" + sysctl.output());
+            assertTrue(sysctl.output().contains("net.ipv4.tcp_mtu_probing = 1\n"), name + ":\n" + sysctl.output());
+            assertTrue(sysctl.output().contains("live: 4096 87380 2147483647 / 65535 / 1"), name + ":\n" + sysctl.output());
+
+            // A new login session: the node's sshd runs pam_limits, which reads limits.d.
+            Result ulimit = TestCluster.inNode(k, "ssh -o StrictHostKeyChecking=yes -o BatchMode=yes " + name + " 'ulimit -n'");
+            assertEquals(String.valueOf(NOFILE), ulimit.output().strip(), name + " nofile in a login session");
+
+            assertEquals(0, TestCluster.inNode(k, "dpkg -s numactl | grep -q '^Status: install ok installed'").exitCode(), name + " numactl");
+
+            String mounted = TestCluster.inNode(k, "findmnt -n -o SOURCE,FSTYPE /data; cat /data/bringup-probe").output();
+            assertTrue(mounted.contains("root@10.213.0.1:/data fuse.sshfs") && mounted.contains(marker), name + " /data:\n" + mounted);
+        }
+        assertChronySynchronised(nodes);
+        assertSameImageDigest(nodes);
+    }
+
+    private void assertChronySynchronised(List<Integer> nodes) throws Exception {
+        for (int k : nodes) {
+            // iburst: a handful of seconds; the server is one hop away on the bridge.
+            Result sources = null;
+            for (int attempt = 0; attempt < 60; attempt++) {
+                sources = TestCluster.inNode(k, "chronyc -n sources; chronyc -n tracking");
+                if (Pattern.compile("(?m)^\\^\\* 10\\.213\\.0\\.1 ").matcher(sources.output()).find()
+                        && sources.output().contains("Reference ID    : 0AD50001 (10.213.0.1)")) {
+                    break;
+                }
+                Thread.sleep(1000);
+            }
+            assertTrue(sources.output().contains("Reference ID    : 0AD50001 (10.213.0.1)"), node(k) + " chrony:\n" + sources.output());
+        }
+    }
+
+    private void assertSameImageDigest(List<Integer> nodes) throws Exception {
+        Set<String> digests = new LinkedHashSet<>();
+        for (int k : nodes) {
+            String digest = TestCluster.inNode(k, "podman image inspect --format '{{.Digest}}' 10.213.0.1:5000/train:latest")
+                    .expectSuccess(node(k) + " image inspect").output().strip();
+            assertTrue(digest.startsWith("sha256:"), node(k) + ": " + digest);
+            digests.add(digest);
+        }
+        assertEquals(1, digests.size(), "one digest on all nodes: " + digests);
+    }
+
+    /** What --check must not touch: every node's written files (overlay upper dirs of /etc and /root) and mounts. */
+    private Map<Integer, String> nodeStates() throws Exception {
+        Map<Integer, String> states = new LinkedHashMap<>();
+        for (int k = 1; k <= NODES; k++) {
+            states.put(k, TestCluster.inNode(k, "cd / && find etc root -xdev -newer etc/hostname \\( -type f -o -type d \\) -printf '%p %m %u\\n' 2>/dev/null | sort;"
+                    + " find etc root -xdev -newer etc/hostname -type f -print0 | sort -z | xargs -0 -r sha256sum; grep ' /data ' /proc/mounts")
+                    .output());
+        }
+        return states;
+    }
+
+    private static String node(int k) {
+        return String.format("node%02d", k);
+    }
+
+    private static int recap(String output, String host, String key) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(host) + "\\s+:.*\\b" + key + "=(\\d+)").matcher(output);
+        if (!m.find()) {
+            throw new AssertionError("no recap line for " + host + " in:\n" + output);
+        }
+        return Integer.parseInt(m.group(1));
+    }
+
+    /** Host -> the names of the tasks (and handlers) reported "changed" on it. */
+    private static Map<String, Set<String>> changedTasks(String output) {
+        Map<String, Set<String>> byHost = new LinkedHashMap<>();
+        for (int k = 1; k <= NODES; k++) {
+            byHost.put(node(k), new TreeSet<>());
+        }
+        String task = "";
+        Matcher m = Pattern.compile("(?m)^(?:TASK|RUNNING HANDLER) \\[(.*)\\]|^changed: \\[(.*?)\\]").matcher(output);
+        while (m.find()) {
+            if (m.group(1) != null) {
+                task = m.group(1);
+            } else {
+                byHost.computeIfAbsent(m.group(2), h -> new TreeSet<>()).add(task);
+            }
+        }
+        return byHost;
+    }
+}

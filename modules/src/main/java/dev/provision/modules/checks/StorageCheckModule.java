@@ -31,7 +31,7 @@ import java.util.Optional;
  * A later task on every node with {@code read_markers_from: [hosts]} reads each marker back
  * ({@code storage.readback.HOST}) and fails when it is missing or older than
  * {@code max_marker_age} seconds (default 3600). Tasks run one at a time across all hosts, so
- * every marker is written before any is read. In check mode the write is only forecast: run the
+ * every marker is written before any is read. Under --check the write is only forecast: run the
  * read-back task only when applying. A node where the path is not mounted writes no marker (it
  * would land on the local disk).
  */

@@ -1,6 +1,7 @@
 package dev.provision.engine.cli;
 
 import dev.provision.engine.connection.ConnectionFactory;
+import dev.provision.engine.connection.SshConnectionFactory;
 import dev.provision.engine.exec.Executor;
 import dev.provision.engine.exec.FactCache;
 import dev.provision.engine.exec.ModuleRegistry;
@@ -14,6 +15,7 @@ import dev.provision.engine.playbook.PlaybookLoader;
 import dev.provision.engine.report.HumanOutput;
 import dev.provision.engine.report.JsonReport;
 import dev.provision.engine.report.Listeners;
+import dev.provision.engine.report.ProgressLine;
 import dev.provision.engine.report.RunListener;
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.template.TemplateEngine;
@@ -39,18 +41,25 @@ import picocli.CommandLine.Parameters;
         sortOptions = false, usageHelpAutoWidth = true,
         description = {"Converge hosts to the state a YAML playbook describes, over one SSH connection per host.", ""},
         footerHeading = "%nExamples:%n",
+        // Every footer line fits 80 columns: picocli would break longer ones in the middle of a word.
         footer = {
-            "  provision -i inventory.yml playbooks/cluster.yml          converge the cluster",
-            "  provision -i inventory.yml --check --diff playbooks/cluster.yml",
-            "                                                            show what would change, change nothing",
-            "  provision -i inventory.yml --limit node07 --replaced node07 playbooks/cluster.yml",
-            "                                                            accept a rebuilt node's new host key and converge it",
-            "  provision -i localhost, -e dir=/tmp/x site.yml             run against this machine",
+            "  Converge the cluster:",
+            "    provision -i inventory.yml playbooks/cluster.yml",
+            "  Show what would change, change nothing:",
+            "    provision -i inventory.yml --check --diff playbooks/cluster.yml",
+            "  Accept a rebuilt node's new host key and converge it:",
+            "    provision -i inventory.yml -l node07 --replaced node07 playbooks/cluster.yml",
+            "  Run against this machine, with variables from a file:",
+            "    provision -i localhost, -e @vars.yml -e dir=/tmp/x site.yml",
             "",
             "Exit codes:",
-            "  0 ok    1 internal error    2 a task failed    3 a host was unreachable",
-            "  4 invalid playbook/inventory/vars    5 usage error    6 changes (with --detailed-exitcodes)"})
+            "  0 ok                        4 invalid playbook, inventory or variables",
+            "  1 internal error            5 usage error (unknown option, no playbook)",
+            "  2 a task failed             6 changes made, or pending under --check",
+            "  3 a host was unreachable      (only with --detailed-exitcodes)"})
 public final class ProvisionCommand implements Callable<Integer> {
+    /** A run this large shows a live progress line on a terminal; smaller ones finish too fast to need it. */
+    static final int PROGRESS_MIN_HOSTS = 10;
 
     @Parameters(index = "0", paramLabel = "PLAYBOOK", description = "The playbook to run.")
     Path playbook;
@@ -133,6 +142,8 @@ public final class ProvisionCommand implements Callable<Integer> {
     public static int execute(String[] args, PrintStream out, PrintStream err) {
         ProvisionCommand command = new ProvisionCommand(out, err, List.of(args));
         CommandLine cli = new CommandLine(command);
+        // "-e @vars.yml" is ours (extra vars from a file), not picocli's argument-file expansion.
+        cli.setExpandAtFiles(false);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler((ex, a) -> {
@@ -181,8 +192,25 @@ public final class ProvisionCommand implements Callable<Integer> {
             list(book, inv, options);
             return ExitCode.OK;
         }
+        char[] becomePassword;
+        if (askBecomePass) {
+            java.io.Console console = System.console();
+            if (console == null) {
+                err.println("ERROR: -K asks for the sudo password on a terminal, and there is none; set PROVISION_BECOME_PASSWORD instead");
+                return ExitCode.USAGE;
+            }
+            char[] typed = console.readPassword("BECOME password: "); // never echoed
+            becomePassword = typed == null ? new char[0] : typed;
+        } else {
+            String fromEnvironment = System.getenv("PROVISION_BECOME_PASSWORD");
+            becomePassword = fromEnvironment == null ? new char[0] : fromEnvironment.toCharArray();
+        }
         boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
         List<RunListener> listeners = new ArrayList<>();
+        if (color) {
+            // First, so that it erases its line before the results are printed.
+            listeners.add(new ProgressLine(err, PROGRESS_MIN_HOSTS));
+        }
         listeners.add(new HumanOutput(out, color, diff, verbose.length));
         JsonReport report = json == null ? null : new JsonReport(json);
         if (report != null) {
@@ -191,13 +219,18 @@ public final class ProvisionCommand implements Callable<Integer> {
         RunListener listener = new Listeners(listeners);
         TemplateEngine templates = new TemplateEngine(templateRoots());
         RunSummary summary;
+        Set<String> changedKeys;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
             summary = new Executor(modules, templates, connections, listener, options,
-                    FactCache.at(FactCache.defaultDirectory())).run(book, inv);
+                    FactCache.at(FactCache.defaultDirectory()), becomePassword).run(book, inv);
+            changedKeys = connections instanceof SshConnectionFactory ssh ? ssh.knownHosts().changedKeyHosts() : Set.of();
+        } finally {
+            java.util.Arrays.fill(becomePassword, '\0');
         }
         List<String> retry = new ArrayList<>(summary.failedHosts());
         retry.addAll(summary.unreachableHosts());
-        listener.recap(summary.stats(), retry.isEmpty() ? "" : retryCommand(retry));
+        listener.recap(summary.stats(), retry.isEmpty() ? "" : retryCommand(retry, List.of()));
+        printAcceptReplacedCommand(summary.unreachableHosts().stream().filter(changedKeys::contains).toList());
         if (report != null && report.failure().isPresent()) {
             err.println("WARNING: could not write the JSON report " + json + ": " + report.failure().get().getMessage());
         }
@@ -216,7 +249,7 @@ public final class ProvisionCommand implements Callable<Integer> {
             out.println();
             out.println("  play #" + (book.plays().indexOf(play) + 1) + " (" + play.hosts() + "): " + play.name());
             if (listHosts) {
-                List<Host> hosts = Executor.selectHosts(play, inv, options);
+                List<Host> hosts = Executor.selectHosts(play, inv, options, new TemplateEngine(templateRoots()));
                 out.println("    hosts (" + hosts.size() + "):");
                 hosts.forEach(h -> out.println("      " + h.name()));
             }
@@ -229,8 +262,26 @@ public final class ProvisionCommand implements Callable<Integer> {
         }
     }
 
-    /** The same command line with {@code --limit} replaced by the hosts to retry. */
-    private String retryCommand(List<String> hosts) {
+    /**
+     * A retry of the hosts whose host key changed would be refused again: print the exact command that
+     * accepts their new keys. Not folded into the retry command, because accepting a changed key is the
+     * sysadmin's decision (the node was rebuilt), never a default.
+     */
+    private void printAcceptReplacedCommand(List<String> hosts) {
+        if (hosts.isEmpty()) {
+            return;
+        }
+        String names = String.join(", ", hosts);
+        out.println();
+        out.println("The host key of " + names + " changed (old and new fingerprints above). Only if "
+                + (hosts.size() == 1 ? "it was" : "they were") + " rebuilt, accept the new key and converge "
+                + (hosts.size() == 1 ? "it" : "them") + " with:");
+        out.println("    " + retryCommand(hosts, List.of("--replaced", String.join(",", hosts))));
+        out.flush();
+    }
+
+    /** The same command line with {@code --limit} replaced by the hosts to retry, and {@code extra} options before it. */
+    private String retryCommand(List<String> hosts, List<String> extra) {
         List<String> words = new ArrayList<>(List.of("provision"));
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -243,6 +294,7 @@ public final class ProvisionCommand implements Callable<Integer> {
             }
             words.add(a);
         }
+        words.addAll(extra);
         words.add("--limit");
         words.add(String.join(",", hosts));
         return ShellWords.join(words);

@@ -2,7 +2,6 @@ package dev.provision.engine.connection;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.provision.modules.spi.Command;
 import dev.provision.modules.text.ShellWords;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -11,7 +10,6 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Become (sudo) as a decorator: every command line of the wrapped connection runs as another user
@@ -99,15 +97,7 @@ public final class BecomeConnection implements Connection {
         }
     }
 
-    @Override
-    public void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
-        FileTransfer.put(this, path, content, attributes);
-    }
 
-    @Override
-    public Optional<byte[]> read(String path) throws ConnectionException {
-        return FileTransfer.read(this, path);
-    }
 
     @Override
     public void close() {

@@ -20,12 +20,17 @@ public interface Connection extends AutoCloseable {
     /**
      * Writes a whole file atomically: a temporary file in the same directory, attributes set, then
      * renamed over {@code path}. The parent directory must exist. Readers see the old or the new
-     * content, never a part.
+     * content, never a part. Every connection does it the same way, one {@link #exec} each
+     * ({@code FileTransfer}), so that a decorator such as become applies to file writes too.
      */
-    void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException;
+    default void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
+        FileTransfer.put(this, path, content, attributes);
+    }
 
-    /** Reads a whole file; empty when it does not exist. */
-    Optional<byte[]> read(String path) throws ConnectionException;
+    /** Reads a whole file; empty when it does not exist. One {@link #exec}, like {@link #put}. */
+    default Optional<byte[]> read(String path) throws ConnectionException {
+        return FileTransfer.read(this, path);
+    }
 
     @Override
     void close();

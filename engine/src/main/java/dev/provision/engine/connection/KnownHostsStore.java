@@ -63,6 +63,7 @@ public final class KnownHostsStore {
     private final Policy policy;
     private final Set<String> replacedHosts;
     private final Map<String, PublicKey> verified = new HashMap<>();
+    private final Set<String> changedKeyHosts = new LinkedHashSet<>();
     private List<Line> lines;
 
     /**
@@ -111,19 +112,30 @@ public final class KnownHostsStore {
         if (known.isEmpty()) {
             if (policy == Policy.STRICT) {
                 throw new UnreachableException("host key for " + describe(host, address, port)
-                        + " is not known; run once with --accept-new or add it to " + file);
+                        + " is not known and --strict-host-keys refuses unknown hosts; record it with a run without"
+                        + " --strict-host-keys, or add it to " + file);
             }
             update(current -> append(current, host, address, port, key));
         } else if (replacedHosts.contains(host)) {
             update(current -> append(withoutHost(current, host, address, port), host, address, port, key));
         } else {
             Entry old = known.stream().filter(e -> e.keyType().equals(keyType(key))).findFirst().orElse(known.get(0));
+            changedKeyHosts.add(host);
+            // The store does not know the command line; the CLI prints the exact command at the end of the run.
             throw new UnreachableException("host key for " + describe(host, address, port) + " has changed: known "
-                    + old.keyType() + " " + fingerprint(old.key()) + ", offered " + keyType(key) + " "
-                    + fingerprint(key) + "; if " + host + " was rebuilt, accept its new key with: provision --replaced "
-                    + host + " PLAYBOOK");
+                    + old.keyType() + " " + fingerprint(old.key()) + " (in " + file + "), offered " + keyType(key) + " "
+                    + fingerprint(key) + "; only if " + host + " was rebuilt, accept its new key by running again with"
+                    + " --replaced " + host);
         }
         verified.put(id(host, port), key);
+    }
+
+    /**
+     * The inventory names of the hosts refused in this run because their key changed: the hosts that a
+     * run with {@code --replaced} would accept, if they were indeed rebuilt.
+     */
+    public synchronized Set<String> changedKeyHosts() {
+        return Set.copyOf(changedKeyHosts);
     }
 
     /**

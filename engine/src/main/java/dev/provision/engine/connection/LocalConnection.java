@@ -2,12 +2,10 @@ package dev.provision.engine.connection;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.provision.modules.spi.Command;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -69,15 +67,7 @@ public final class LocalConnection implements Connection {
         }
     }
 
-    @Override
-    public void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
-        FileTransfer.put(this, path, content, attributes);
-    }
 
-    @Override
-    public Optional<byte[]> read(String path) throws ConnectionException {
-        return FileTransfer.read(this, path);
-    }
 
     @Override
     public void close() {

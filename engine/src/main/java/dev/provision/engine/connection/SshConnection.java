@@ -2,13 +2,11 @@ package dev.provision.engine.connection;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.provision.modules.spi.Command;
 import dev.provision.modules.text.ShellWords;
 import java.io.IOException;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -139,15 +137,7 @@ public final class SshConnection implements Connection {
         }
     }
 
-    @Override
-    public void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
-        FileTransfer.put(this, path, content, attributes);
-    }
 
-    @Override
-    public Optional<byte[]> read(String path) throws ConnectionException {
-        return FileTransfer.read(this, path);
-    }
 
     @Override
     public void close() {

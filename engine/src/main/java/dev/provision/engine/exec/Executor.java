@@ -49,15 +49,27 @@ public final class Executor {
     private final RunListener listener;
     private final RunOptions options;
     private final FactCache factCache;
+    private final char[] becomePassword;
 
     public Executor(ModuleRegistry modules, TemplateEngine templates, ConnectionFactory connectionFactory,
                     RunListener listener, RunOptions options) {
-        this(modules, templates, connectionFactory, listener, options, FactCache.none());
+        this(modules, templates, connectionFactory, listener, options, FactCache.none(), new char[0]);
     }
 
     public Executor(ModuleRegistry modules, TemplateEngine templates, ConnectionFactory connectionFactory,
-                    RunListener listener, RunOptions options, FactCache factCache) {
+                    RunListener listener, RunOptions options, char[] becomePassword) {
+        this(modules, templates, connectionFactory, listener, options, FactCache.none(), becomePassword);
+    }
+
+    /**
+     * @param factCache where gathered facts are kept for runs that do not contact every host
+     * @param becomePassword the sudo password for tasks with {@code become} ({@code -K} or
+     *     {@code PROVISION_BECOME_PASSWORD}); copied, wiped at the end of {@link #run}; empty for none
+     */
+    public Executor(ModuleRegistry modules, TemplateEngine templates, ConnectionFactory connectionFactory,
+                    RunListener listener, RunOptions options, FactCache factCache, char[] becomePassword) {
         this.factCache = requireNonNull(factCache, "factCache cannot be null");
+        this.becomePassword = requireNonNull(becomePassword, "becomePassword cannot be null").clone();
         this.modules = requireNonNull(modules, "modules cannot be null");
         this.templates = requireNonNull(templates, "templates cannot be null");
         this.connectionFactory = requireNonNull(connectionFactory, "connectionFactory cannot be null");
@@ -66,8 +78,9 @@ public final class Executor {
     }
 
     /** The hosts each play would run on, after {@code --limit}. */
-    public static List<Host> selectHosts(Play play, Inventory inventory, RunOptions options) throws InvalidInputException {
-        List<Host> selected = inventory.select(play.hosts());
+    public static List<Host> selectHosts(Play play, Inventory inventory, RunOptions options, TemplateEngine templates)
+            throws InvalidInputException {
+        List<Host> selected = inventory.select(hostPattern(play, options, templates));
         if (options.limit().isPresent()) {
             Set<String> limited = new HashSet<>();
             inventory.select(options.limit().get()).forEach(h -> limited.add(h.name()));
@@ -76,15 +89,32 @@ public final class Executor {
         return selected;
     }
 
+    /** {@code hosts:} may use play vars and extra vars ({@code hosts: "${target!'gpu'}"}), as in Ansible. */
+    private static String hostPattern(Play play, RunOptions options, TemplateEngine templates) throws InvalidInputException {
+        if (!play.hosts().contains("${")) {
+            return play.hosts();
+        }
+        Map<String, Object> vars = new LinkedHashMap<>(play.varsFiles());
+        vars.putAll(play.vars());
+        vars.putAll(options.extraVars());
+        try {
+            return String.valueOf(templates.interpolate(play.hosts(), vars, play.position()));
+        } catch (dev.provision.engine.template.TemplateException e) {
+            throw new InvalidInputException(play.position(), "hosts: " + e.problem());
+        }
+    }
+
     public RunSummary run(Playbook playbook, Inventory inventory) throws InvalidInputException {
         checkHandlers(playbook);
+        checkStartAtTask(playbook, options);
         Map<String, HostState> states = new LinkedHashMap<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-             Connections connections = new Connections(connectionFactory, inventory)) {
+             Connections connections = new Connections(connectionFactory, inventory, becomePassword)) {
             Semaphore forks = new Semaphore(options.forks());
             StartGate start = new StartGate(options.startAtTask().orElse(null));
+            boolean stopped = false;
             for (Play play : playbook.plays()) {
-                List<Host> hosts = selectHosts(play, inventory, options);
+                List<Host> hosts = selectHosts(play, inventory, options, templates);
                 if (hosts.isEmpty()) {
                     listener.noHostsMatched(play.hosts());
                     continue;
@@ -102,12 +132,22 @@ public final class Executor {
                             factCache, connectionFactory::hostKeys);
                     PlayRun run = new PlayRun(ctx, new TaskRunner(ctx, modules, connections), connections, pool, forks, start);
                     if (!run.execute()) {
-                        break; // max_fail_percentage or any_errors_fatal ended the play
+                        // As in Ansible: a failure threshold is a brake on a rolling change, so it
+                        // stops the remaining batches and the remaining plays.
+                        stopped = true;
+                        listener.warning("play '" + (play.name().isEmpty() ? play.hosts() : play.name())
+                                + "' stopped by " + (play.anyErrorsFatal() ? "any_errors_fatal" : "max_fail_percentage")
+                                + "; no further tasks or plays run");
+                        break;
                     }
+                }
+                if (stopped) {
+                    break;
                 }
             }
         } finally {
             states.values().forEach(HostState::closeConnection);
+            java.util.Arrays.fill(becomePassword, '\0');
         }
         Map<String, HostStats> stats = new LinkedHashMap<>();
         List<String> failed = new ArrayList<>();
@@ -141,6 +181,26 @@ public final class Executor {
                 }
             }
         }
+    }
+
+    /** {@code --start-at-task} naming no task would silently run nothing; say so before anything runs. */
+    static void checkStartAtTask(Playbook playbook, RunOptions options) throws InvalidInputException {
+        if (options.startAtTask().isEmpty()) {
+            return;
+        }
+        String wanted = options.startAtTask().get();
+        Set<String> names = new java.util.TreeSet<>();
+        for (Play play : playbook.plays()) {
+            for (Task t : tasksOf(play)) {
+                if (t.name().equals(wanted) || t.displayName().equals(wanted)) {
+                    return;
+                }
+                names.add(t.displayName());
+            }
+        }
+        throw new InvalidInputException(dev.provision.engine.source.SourcePosition.UNKNOWN, "--start-at-task: no task named '"
+                + wanted + "'" + dev.provision.modules.spi.Suggestions.closest(wanted, names).map(s -> " (did you mean '" + s + "'?)").orElse("")
+                + "; see the names with --list-tasks");
     }
 
     /** The play's tasks in run order (pre_tasks, roles and tasks, post_tasks), blocks flattened; no handlers. */
@@ -230,7 +290,7 @@ public final class Executor {
             if (gather) {
                 listener.taskStarted("Gathering Facts", ctx.play.position().toString(), false);
             }
-            Map<HostState, TaskResult> results = parallel(pending, h -> {
+            Map<HostState, TaskResult> results = parallel(gather ? "Gathering Facts" : "Connecting", pending, h -> {
                 try {
                     if (h.connection().isEmpty()) {
                         connections.open(h);
@@ -308,7 +368,7 @@ public final class Executor {
                         .filter(e -> e.getKey().equals(name))
                         .forEach(e -> active.forEach(h -> h.setVar(name, e.getValue()))));
             } else {
-                results = parallel(active, h -> runner.run(task, h, handler));
+                results = parallel(task.displayName(), active, h -> runner.run(task, h, handler));
             }
             if (task.loop().isEmpty() && modules.module(task.module()).orElseThrow() instanceof FleetCheck fleet) {
                 results = fleetStep(task, fleet, results);
@@ -349,7 +409,7 @@ public final class Executor {
         private Map<HostState, TaskResult> fleetStep(Task task, FleetCheck fleet, Map<HostState, TaskResult> results) {
             Map<String, TaskResult> byName = new LinkedHashMap<>();
             results.forEach((h, r) -> byName.put(h.name(), r));
-            Map<String, TaskResult> compared = FleetRows.apply(fleet, byName);
+            Map<String, TaskResult> compared = FleetRows.apply(fleet, byName, task.ignoreErrors());
             Map<HostState, TaskResult> out = new LinkedHashMap<>();
             results.forEach((h, r) -> {
                 TaskResult updated = compared.getOrDefault(h.name(), r);
@@ -398,8 +458,10 @@ public final class Executor {
             }
         }
 
-        private Map<HostState, TaskResult> parallel(List<HostState> targets, Function<HostState, TaskResult> work) {
+        private Map<HostState, TaskResult> parallel(String step, List<HostState> targets, Function<HostState, TaskResult> work) {
             Map<HostState, Future<TaskResult>> futures = new LinkedHashMap<>();
+            java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+            Object progressLock = new Object();
             for (HostState h : targets) {
                 futures.put(h, pool.submit(() -> {
                     forks.acquireUninterruptibly();
@@ -407,6 +469,10 @@ public final class Executor {
                         return work.apply(h);
                     } finally {
                         forks.release();
+                        // Serialised, and over before the future completes: the listener contract holds.
+                        synchronized (progressLock) {
+                            listener.progress(step, done.incrementAndGet(), targets.size());
+                        }
                     }
                 }));
             }

@@ -45,11 +45,11 @@ final class FleetRows {
     }
 
     /** Runs the fleet step over the hosts that produced a result and returns the updated results. */
-    static Map<String, TaskResult> apply(FleetCheck check, Map<String, TaskResult> byHost) {
+    static Map<String, TaskResult> apply(FleetCheck check, Map<String, TaskResult> byHost, boolean ignoreErrors) {
         Map<String, Map<String, Object>> outputs = new LinkedHashMap<>();
         byHost.forEach((host, r) -> {
-            if ((r.status() == TaskStatus.OK || r.status() == TaskStatus.FAILED || r.status() == TaskStatus.CHANGED)
-                    && !r.output().isEmpty()) {
+            if ((r.status() == TaskStatus.OK || r.status() == TaskStatus.FAILED || r.status() == TaskStatus.CHANGED
+                    || r.status() == TaskStatus.IGNORED) && !r.output().isEmpty()) {
                 outputs.put(host, r.output());
             }
         });
@@ -68,7 +68,7 @@ final class FleetRows {
             all.addAll(rows);
             output.put("checks", all);
             boolean fails = rows.stream().anyMatch(row -> "fail".equals(String.valueOf(row.get("verdict"))));
-            TaskStatus status = fails ? TaskStatus.FAILED : r.status();
+            TaskStatus status = !fails ? r.status() : ignoreErrors ? TaskStatus.IGNORED : TaskStatus.FAILED;
             if (fails) {
                 output.put("failed", true);
             }

@@ -62,6 +62,11 @@ final class TaskRunner {
         if (r.status() == TaskStatus.FAILED && task.ignoreErrors()) {
             r = withStatus(r, TaskStatus.IGNORED);
         }
+        if (task.loop().isEmpty()) {
+            // every outcome is registered, failures and skips included, so later tasks can test it
+            TaskResult registered = r;
+            task.register().ifPresent(name -> host.setVar(name, registerValue(registered)));
+        }
         return r;
     }
 
@@ -116,11 +121,7 @@ final class TaskRunner {
         Map<String, Object> vars = play.varsFor(task, host, itemVars);
         for (Expression when : task.when()) {
             if (!play.templates.test(when.text(), vars, when.position())) {
-                TaskResult skipped = labelled(TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()), label);
-                if (label.isEmpty()) {
-                    task.register().ifPresent(name -> host.setVar(name, registerValue(skipped)));
-                }
-                return skipped;
+                return labelled(TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()), label);
             }
         }
         TaskModule module = modules.module(task.module()).orElseThrow();
@@ -131,7 +132,7 @@ final class TaskRunner {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
             return labelled(failure(host, task, at + ": " + e.getMessage()), label);
         }
-        Connection connection = connections.forTask(task, host);
+        Connection connection = connections.forTask(task, play.play, host);
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
         TaskResult result = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {
@@ -149,10 +150,6 @@ final class TaskRunner {
             }
             sleep(task.delaySeconds());
         }
-        if (label.isEmpty()) {
-            TaskResult finalResult = result;
-            task.register().ifPresent(name -> host.setVar(name, registerValue(finalResult)));
-        }
         return result;
     }
 
@@ -166,7 +163,7 @@ final class TaskRunner {
         try {
             plan = module.plan(params, context);
         } catch (ModuleException e) {
-            return labelled(failure(host, task, e.getMessage()), label);
+            return labelled(failure(host, task, positioned(task, e.getMessage())), label);
         }
         plan.facts().forEach(host::setVar);
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
@@ -329,6 +326,19 @@ final class TaskRunner {
         return new TaskResult(r.host(), r.status(), r.changes(), r.message(), r.items(), label, r.forecast(),
                 r.conditional(), r.hidden(), r.output(), r.duration());
     }
+
+    /**
+     * A module knows nothing of files: its message gets the task's file:line:column unless it names a
+     * place already (or is {@code fail}'s message).
+     */
+    static String positioned(Task task, String message) {
+        if (task.module().equals("fail") || POSITIONED.matcher(message).lookingAt()) {
+            return message; // fail's message is the user's own words, shown as written
+        }
+        return task.position() + ": " + message;
+    }
+
+    private static final java.util.regex.Pattern POSITIONED = java.util.regex.Pattern.compile("\\S[^\\n]*?:\\d+:\\d+: ");
 
     private static String stripBraces(String s) {
         String t = s.strip();

@@ -78,15 +78,15 @@ public final class HumanOutput implements RunListener {
         String message = r.hidden() ? "the output has been hidden due to no_log: true" : r.message();
         boolean showMessage = switch (r.status()) {
             case FAILED, UNREACHABLE, IGNORED -> true;
-            case OK -> !r.output().isEmpty() && r.output().containsKey("msg") || verbosity >= 1;
+            // debug's msg or var; a command's rc/stdout and a check's table only at -v
+            case OK -> isDebugOutput(r.output()) || verbosity >= 1;
             case SKIPPED -> verbosity >= 1;
             default -> false;
         };
         if (showMessage && !message.isEmpty()) {
             sb.append(" => ").append(message);
         }
-        if (r.status() == TaskStatus.OK && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey("msg")
-                && !r.output().containsKey("checks")) {
+        if (verbosity >= 2 && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey("checks")) {
             sb.append(" => ").append(r.output());
         }
         if (r.conditional()) {
@@ -96,7 +96,9 @@ public final class HumanOutput implements RunListener {
         printChecks(r);
         for (Change change : r.changes()) {
             if (r.status() == TaskStatus.CHANGED || r.status() == TaskStatus.FAILED || verbosity >= 1) {
-                out.println(paint("    " + (r.forecast() ? "would " : "") + change.summary(), c));
+                // A summary quotes what the task does ("run: echo PASSWORD"), so no_log hides it too.
+                String summary = r.hidden() ? "(change hidden: no_log)" : change.summary();
+                out.println(paint("    " + (r.forecast() ? "would " : "") + summary, c));
             }
             if (diff && !change.diffs().isEmpty()) {
                 if (r.hidden() || change.sensitive()) {
@@ -108,6 +110,10 @@ public final class HumanOutput implements RunListener {
                 }
             }
         }
+    }
+
+    private static boolean isDebugOutput(Map<String, Object> output) {
+        return !output.isEmpty() && !output.containsKey("rc") && !output.containsKey("checks");
     }
 
     /** Readiness checks: one table per host (check, measured, expected, verdict). */

@@ -70,7 +70,7 @@ public final class JsonReport implements RunListener {
         List<Map<String, Object>> changes = new ArrayList<>();
         for (Change c : r.changes()) {
             Map<String, Object> cm = new LinkedHashMap<>();
-            cm.put("summary", c.summary());
+            cm.put("summary", r.hidden() ? REDACTED : c.summary()); // a summary may quote a command line
             List<Map<String, Object>> diffs = new ArrayList<>();
             for (Diff d : c.diffs()) {
                 Map<String, Object> dm = new LinkedHashMap<>();

@@ -37,6 +37,11 @@ public final class Listeners implements RunListener {
     }
 
     @Override
+    public void progress(String step, int done, int total) {
+        each(l -> l.progress(step, done, total));
+    }
+
+    @Override
     public void hostResult(TaskResult result) {
         each(l -> l.hostResult(result));
     }

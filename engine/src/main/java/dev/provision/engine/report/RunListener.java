@@ -20,6 +20,14 @@ public interface RunListener {
     default void taskStarted(String name, String position, boolean handler) {
     }
 
+    /**
+     * Live progress of the current step ({@code Gathering Facts}, a task or a handler): {@code done}
+     * of {@code total} hosts have finished it. Called as hosts finish, before their
+     * {@link #hostResult} events; calls are serialised like every other event.
+     */
+    default void progress(String step, int done, int total) {
+    }
+
     /** One host's result for the current task, in host order. */
     default void hostResult(TaskResult result) {
     }

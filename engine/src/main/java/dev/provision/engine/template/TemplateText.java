@@ -14,13 +14,14 @@ final class TemplateText {
     }
 
     /**
-     * The expression inside a string that is exactly one {@code ${expr}} (surrounding blanks
-     * ignored), so that its native value can be returned; empty for anything else. Braces of map
+     * The expression inside a string that is exactly one {@code ${expr}}, so that its native value
+     * can be returned; empty for anything else. Surrounding blanks are ignored, but a surrounding
+     * line break makes it text: {@code "${x}\n"} (a YAML block scalar) must keep its newline. Braces of map
      * literals and braces inside string literals are skipped over; when in doubt (an unusual string
      * literal) the answer is empty and the string is simply rendered as text.
      */
     static Optional<String> singleExpression(String text) {
-        String trimmed = text.strip();
+        String trimmed = text.replaceAll("^[ \\t]+|[ \\t]+$", "");
         if (!trimmed.startsWith("${") || !trimmed.endsWith("}")) {
             return Optional.empty();
         }

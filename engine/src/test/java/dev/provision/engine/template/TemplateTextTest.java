@@ -21,6 +21,7 @@ class TemplateTextTest {
         assertEquals(Optional.empty(), TemplateText.singleExpression("${a}${b}"));
         assertEquals(Optional.empty(), TemplateText.singleExpression("${a} and ${b}"));
         assertEquals(Optional.empty(), TemplateText.singleExpression("x ${a}"));
+        assertEquals(Optional.empty(), TemplateText.singleExpression("${a}\n"), "a block scalar keeps its newline");
         assertEquals(Optional.empty(), TemplateText.singleExpression("${\"unclosed}"));
     }
 

@@ -2,9 +2,10 @@ package dev.provision.modules.checks;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
@@ -12,7 +13,9 @@ import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * {@code clock}: the node's clock agrees with the controller's and chrony keeps it synchronised.
@@ -28,9 +31,10 @@ import java.util.Locale;
  * {@code controller_offset_seconds}, {@code round_trip_seconds}, {@code chrony_offset_seconds}; the
  * spread across nodes is the engine's fleet step over {@code controller_offset_seconds}.
  */
-public final class ClockCheckModule implements TaskModule {
+public final class ClockCheckModule implements TaskModule, FleetCheck {
     private static final ParamSpec SPEC = ParamSpec.builder()
             .withDefault("max_offset", Type.ANY, 1.0)
+            .withDefault("max_spread", Type.ANY, 1.0)
             .withDefault("require_chrony", Type.BOOL, true)
             .build();
 
@@ -58,6 +62,7 @@ public final class ClockCheckModule implements TaskModule {
     public Plan plan(Params params, TaskContext context) throws ModuleException {
         CheckReport report = new CheckReport(name());
         double max = Probes.number(params, "max_offset").orElse(1.0);
+        report.measured("max_spread", Probes.number(params, "max_spread").orElse(1.0));
         String bound = "|offset| <= " + Probes.figure(max) + " s";
 
         Instant before = clock.instant();
@@ -114,5 +119,13 @@ public final class ClockCheckModule implements TaskModule {
 
     private static double seconds(Instant instant) {
         return instant.getEpochSecond() + instant.getNano() / 1e9;
+    }
+
+    /** The fleet step: the spread of the nodes' offsets from the controller stays within {@code max_spread}. */
+    @Override
+    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+        double spread = resultsByHost.values().stream().map(r -> r.get("max_spread")).filter(Number.class::isInstance)
+                .mapToDouble(n -> ((Number) n).doubleValue()).findFirst().orElse(1.0);
+        return Fleet.withinSpread("clock.fleet_spread", resultsByHost, "controller_offset_seconds", spread);
     }
 }

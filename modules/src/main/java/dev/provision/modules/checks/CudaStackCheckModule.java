@@ -1,8 +1,9 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
@@ -10,6 +11,7 @@ import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -31,7 +33,7 @@ import java.util.Optional;
  * Result {@code versions}: driver, driver_cuda, toolkit_cuda, torch, torch_cuda, cudnn, nccl
  * (empty when absent), for the fleet comparison.
  */
-public final class CudaStackCheckModule implements TaskModule {
+public final class CudaStackCheckModule implements TaskModule, FleetCheck {
     static final String DEFAULT_NVCC_PATH = "/usr/local/cuda/bin/nvcc";
     private static final ParamSpec SPEC = ParamSpec.builder()
             .optional("expected_driver", Type.STRING)
@@ -68,8 +70,8 @@ public final class CudaStackCheckModule implements TaskModule {
         Optional<String> driverCuda = smi.ok() ? NvidiaSmiHeader.cudaVersion(smiOut) : Optional.empty();
         versions.put("driver", driver.orElse(""));
         versions.put("driver_cuda", driverCuda.orElse(""));
-        report.add(driver.map(d -> expect("cuda.driver", d, params.optString("expected_driver")))
-                .orElse(CheckResult.fail("cuda.driver", "none", params.optString("expected_driver").orElse("loaded"),
+        report.add(driver.map(d -> expect("cuda.driver", d, Probes.expectation(params, "expected_driver")))
+                .orElse(CheckResult.fail("cuda.driver", "none", Probes.expectation(params, "expected_driver").orElse("loaded"),
                         "NVIDIA driver not loaded (" + DriverVersion.PATH + " missing)")));
         report.add(driverCuda.map(c -> CheckResult.pass("cuda.driver_cuda", c, "-"))
                 .orElse(CheckResult.fail("cuda.driver_cuda", "unknown", "a CUDA version",
@@ -78,7 +80,7 @@ public final class CudaStackCheckModule implements TaskModule {
         Optional<String> toolkit = toolkit(context);
         versions.put("toolkit_cuda", toolkit.orElse(""));
         if (toolkit.isPresent()) {
-            report.add(expect("cuda.toolkit", toolkit.get(), params.optString("expected_cuda")));
+            report.add(expect("cuda.toolkit", toolkit.get(), Probes.expectation(params, "expected_cuda")));
             report.add(chain("cuda.toolkit_vs_driver", "the toolkit", toolkit.get(), driverCuda));
         } else {
             report.add(CheckResult.skip("cuda.toolkit", "nvcc not installed"));
@@ -105,7 +107,7 @@ public final class CudaStackCheckModule implements TaskModule {
             torch = TorchVersions.parse(r.stdout());
         } catch (IllegalArgumentException e) {
             String why = r.exitCode() == Probes.NOT_FOUND ? python + " not found" : e.getMessage();
-            report.add(CheckResult.fail("torch.version", "none", params.optString("expected_torch").orElse("importable"), why));
+            report.add(CheckResult.fail("torch.version", "none", Probes.expectation(params, "expected_torch").orElse("importable"), why));
             for (String key : new String[] {"torch", "torch_cuda", "cudnn", "nccl"}) {
                 versions.put(key, "");
             }
@@ -115,19 +117,19 @@ public final class CudaStackCheckModule implements TaskModule {
         versions.put("torch_cuda", torch.cuda());
         versions.put("cudnn", torch.cudnn());
         versions.put("nccl", torch.nccl());
-        report.add(expect("torch.version", torch.torch(), params.optString("expected_torch")));
+        report.add(expect("torch.version", torch.torch(), Probes.expectation(params, "expected_torch")));
         if (torch.cuda().isEmpty()) {
-            report.add(CheckResult.fail("torch.cuda", "none", params.optString("expected_cuda").orElse("a CUDA build"),
+            report.add(CheckResult.fail("torch.cuda", "none", Probes.expectation(params, "expected_cuda").orElse("a CUDA build"),
                     "PyTorch is a CPU-only build"));
         } else {
-            report.add(expect("torch.cuda", torch.cuda(), params.optString("expected_cuda")));
+            report.add(expect("torch.cuda", torch.cuda(), Probes.expectation(params, "expected_cuda")));
             report.add(chain("torch.cuda_vs_driver", "PyTorch", torch.cuda(), driverCuda));
         }
         report.add(CheckResult.of(torch.cudaAvailable() && torch.deviceCount() > 0, "torch.cuda_available",
                 torch.cudaAvailable() + ", " + torch.deviceCount() + " devices", "True, >= 1 device",
                 "torch.cuda.is_available() is false or sees no device"));
-        report.add(present("cudnn.version", torch.cudnn(), params.optString("expected_cudnn").map(CudaStackCheckModule::cudnnExpected)));
-        report.add(present("nccl.version", torch.nccl(), params.optString("expected_nccl")));
+        report.add(present("cudnn.version", torch.cudnn(), Probes.expectation(params, "expected_cudnn").map(CudaStackCheckModule::cudnnExpected)));
+        report.add(present("nccl.version", torch.nccl(), Probes.expectation(params, "expected_nccl")));
     }
 
     /** A raw cuDNN code ({@code 91900}) written by the user means the dotted version. */
@@ -164,5 +166,12 @@ public final class CudaStackCheckModule implements TaskModule {
                     + ": runs only under minor-version compatibility (no PTX JIT)");
         }
         return CheckResult.pass(check, version, expected);
+    }
+
+    /** The fleet step: one CUDA stack (driver, CUDA, torch, cuDNN, NCCL) everywhere; differing nodes are named. */
+    @Override
+    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+        return Fleet.sameEverywhere("cuda_stack.same_as_fleet", resultsByHost, r -> r.get("versions") instanceof Map<?, ?> v
+                ? java.util.Optional.of(new java.util.TreeMap<>(v).toString()) : java.util.Optional.empty());
     }
 }

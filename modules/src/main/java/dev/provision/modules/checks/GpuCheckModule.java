@@ -1,8 +1,9 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
@@ -36,7 +37,7 @@ import java.util.stream.Collectors;
  * {@code gpu.remapped_rows_pending}. Result: {@code gpu_count}, {@code gpu_model},
  * {@code driver_version}, {@code gpus} (index, name, uuid, bus_id).
  */
-public final class GpuCheckModule implements TaskModule {
+public final class GpuCheckModule implements TaskModule, FleetCheck {
     private static final ParamSpec SPEC = ParamSpec.builder()
             .optional("expected_count", Type.INT)
             .optional("expected_model", Type.STRING)
@@ -116,7 +117,7 @@ public final class GpuCheckModule implements TaskModule {
             return;
         }
         String models = distinct(gpus, GpuInfo::name);
-        Optional<String> expectedModel = params.optString("expected_model");
+        Optional<String> expectedModel = Probes.expectation(params, "expected_model");
         if (expectedModel.isPresent()) {
             String want = expectedModel.get().toLowerCase(Locale.ROOT);
             List<String> others = gpus.stream().filter(g -> !g.name().toLowerCase(Locale.ROOT).contains(want))
@@ -128,7 +129,7 @@ public final class GpuCheckModule implements TaskModule {
             report.add(CheckResult.pass("gpu.model", models, "-"));
         }
         String driver = gpus.get(0).driverVersion();
-        Optional<String> minDriver = params.optString("min_driver");
+        Optional<String> minDriver = Probes.expectation(params, "min_driver");
         report.add(minDriver
                 .map(min -> CheckResult.of(GpuInfo.available(driver) && Versions.compare(driver, min) >= 0,
                         "gpu.driver_version", driver, ">= " + min, "driver older than " + min))
@@ -189,5 +190,12 @@ public final class GpuCheckModule implements TaskModule {
 
     private static String distinct(List<GpuInfo> gpus, Function<GpuInfo, String> field) {
         return gpus.stream().map(field).distinct().collect(Collectors.joining(", "));
+    }
+
+    /** The fleet step: the same GPU model, count and driver on every node. */
+    @Override
+    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+        return Fleet.sameEverywhere("gpu.same_as_fleet", resultsByHost, r -> Fleet.text(r, "gpu_count").filter(c -> !c.equals("0"))
+                .map(c -> c + " x " + r.getOrDefault("gpu_model", "?") + ", driver " + r.getOrDefault("driver_version", "?")));
     }
 }

@@ -58,7 +58,7 @@ public final class IbCheckModule implements TaskModule {
             return report.measured("ports", List.of()).plan();
         }
         Optional<Long> rate = params.optInteger("expected_rate");
-        Optional<String> layer = params.optString("link_layer");
+        Optional<String> layer = Probes.expectation(params, "link_layer");
         for (IbStatus.Port p : ports) {
             String measured = p.state() + " " + p.physicalState() + " " + Probes.figure(p.rateGbps()) + " Gb/s " + p.linkLayer();
             String expected = "Active LinkUp" + rate.map(r -> " >= " + r + " Gb/s").orElse("") + layer.map(l -> " " + l).orElse("");
@@ -83,7 +83,7 @@ public final class IbCheckModule implements TaskModule {
     }
 
     private static CheckResult ncclIbHca(Params params, TaskContext context) throws ModuleException {
-        Optional<String> value = params.optString("nccl_ib_hca")
+        Optional<String> value = Probes.expectation(params, "nccl_ib_hca")
                 .or(() -> Optional.ofNullable(context.variables().get("NCCL_IB_HCA")).map(String::valueOf));
         if (value.isEmpty()) {
             value = context.host().readFile(NCCL_CONF).flatMap(b -> confValue(new String(b, StandardCharsets.UTF_8)));

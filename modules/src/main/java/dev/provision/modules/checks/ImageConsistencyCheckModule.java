@@ -1,14 +1,16 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -22,7 +24,7 @@ import java.util.Optional;
  * ({@code podman} default, or {@code docker}). Result: {@code image_digest} (the manifest digest,
  * else the id for a locally built image) and {@code image_id}.
  */
-public final class ImageConsistencyCheckModule implements TaskModule {
+public final class ImageConsistencyCheckModule implements TaskModule, FleetCheck {
     private static final ParamSpec SPEC = ParamSpec.builder()
             .required("image", Type.STRING)
             .optional("expected_digest", Type.STRING)
@@ -53,7 +55,7 @@ public final class ImageConsistencyCheckModule implements TaskModule {
         String image = Probes.plainName("image", params.string("image"));
         String runtime = params.string("runtime");
         CheckReport report = new CheckReport(name());
-        Optional<String> expected = params.optString("expected_digest");
+        Optional<String> expected = Probes.expectation(params, "expected_digest");
         ProbeResult r = context.host().probe(command(runtime, image).toArray(String[]::new));
         String[] words = r.stdout().strip().split("\\s+");
         if (!r.ok() || words[0].isEmpty()) {
@@ -81,5 +83,11 @@ public final class ImageConsistencyCheckModule implements TaskModule {
     private static String strip(String digest) {
         String d = digest.strip();
         return d.startsWith("sha256:") ? d.substring("sha256:".length()) : d;
+    }
+
+    /** The fleet step: one digest on every node; nodes that differ from the majority are named. */
+    @Override
+    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+        return Fleet.sameEverywhere("image.same_digest", resultsByHost, r -> Fleet.text(r, "image_digest"));
     }
 }

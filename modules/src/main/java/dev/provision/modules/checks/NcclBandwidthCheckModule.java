@@ -1,8 +1,9 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
@@ -32,7 +33,7 @@ import java.util.Optional;
  * detection against the fleet median), {@code avg_busbw_gbps} (nccl-tests), {@code gpu_model},
  * {@code gpu_count}, {@code tool}.
  */
-public final class NcclBandwidthCheckModule implements TaskModule {
+public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
     /** Expected single-node busbw in GB/s by GPU model substring; overridable per task. */
     public static final Map<String, Double> DEFAULT_BUSBW = Map.of("H200", 480.0, "H100", 460.0, "A100", 230.0);
     static final String BENCHMARK = resource("allreduce_bench.py");
@@ -113,7 +114,7 @@ public final class NcclBandwidthCheckModule implements TaskModule {
                         "PyTorch all-reduce benchmark failed: " + e.getMessage())).plan();
             }
         }
-        report.measured("busbw_gbps", busbw);
+        report.measured("busbw_gbps", busbw).measured("min_fraction", fraction);
         String measured = String.format(Locale.ROOT, "%.1f GB/s", busbw);
         if (expected.isEmpty()) {
             report.add(CheckResult.warn("nccl.busbw", measured, "-", "no expected figure for " + model + ": set expected_busbw"));
@@ -152,7 +153,7 @@ public final class NcclBandwidthCheckModule implements TaskModule {
     }
 
     private static Optional<String> allReducePerf(Params params, TaskContext context) throws ModuleException {
-        Optional<String> given = params.optString("all_reduce_perf");
+        Optional<String> given = Probes.expectation(params, "all_reduce_perf");
         if (given.isPresent()) {
             return Optional.of(Probes.plainName("all_reduce_perf", given.get()));
         }
@@ -175,5 +176,13 @@ public final class NcclBandwidthCheckModule implements TaskModule {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The fleet step: slow-node detection, busbw below {@code min_fraction} of the fleet median. */
+    @Override
+    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+        double fraction = resultsByHost.values().stream().map(r -> r.get("min_fraction")).filter(Number.class::isInstance)
+                .mapToDouble(n -> ((Number) n).doubleValue()).findFirst().orElse(0.8);
+        return Fleet.notBelowMedian("nccl.busbw_vs_fleet", "GB/s", resultsByHost, "busbw_gbps", fraction);
     }
 }

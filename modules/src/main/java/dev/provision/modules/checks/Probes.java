@@ -10,6 +10,14 @@ import java.util.Optional;
 /** Small helpers the check modules share: probe output, numbers from parameters, safe names. */
 final class Probes {
     /** Shells print this (and exit 127) when a program is missing. */
+    /**
+     * An expectation parameter: empty when not given or blank, so that a playbook can pass
+     * {@code "${expected_cuda!''}"} for "no expectation".
+     */
+    static Optional<String> expectation(Params params, String name) {
+        return params.optString(name).map(String::strip).filter(v -> !v.isEmpty());
+    }
+
     static final int NOT_FOUND = 127;
 
     private Probes() {

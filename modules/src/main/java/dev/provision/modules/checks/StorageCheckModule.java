@@ -69,7 +69,7 @@ public final class StorageCheckModule implements TaskModule {
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
         String path = absolute("path", params.string("path"));
-        String mountpoint = absolute("mountpoint", params.optString("mountpoint").orElse(path));
+        String mountpoint = absolute("mountpoint", Probes.expectation(params, "mountpoint").orElse(path));
         CheckReport report = new CheckReport(name());
 
         ProbeResult findmnt = context.host().probe(FindmntOutput.command(path).toArray(String[]::new));
@@ -78,7 +78,7 @@ public final class StorageCheckModule implements TaskModule {
         report.add(CheckResult.of(mounted, "storage.mounted", fs.map(f -> f.target() + " (" + f.source() + ")").orElse("not found"),
                 mountpoint, fs.isEmpty() ? "findmnt failed: " + Probes.firstLine(findmnt)
                         : path + " is on " + fs.get().target() + ", not a filesystem mounted at " + mountpoint));
-        params.optString("fstype").ifPresent(want -> report.add(CheckResult.of(
+        Probes.expectation(params, "fstype").ifPresent(want -> report.add(CheckResult.of(
                 fs.map(f -> f.fstype().equals(want)).orElse(false), "storage.fstype", fs.map(FindmntOutput::fstype).orElse("none"),
                 want, "wrong filesystem type")));
         ProbeResult writable = context.host().probe("test", "-w", path);

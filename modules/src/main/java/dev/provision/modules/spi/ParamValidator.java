@@ -34,6 +34,9 @@ final class ParamValidator {
             if (e.getValue() == null) {
                 continue; // `name:` with no value means "not given", as in Ansible
             }
+            if ("".equals(e.getValue()) && p.type() != ParamSpec.Type.STRING) {
+                continue; // `"${x!''}"` rendered empty: "not given" (Ansible's default(omit)) for non-text params
+            }
             out.put(p.name(), coerce(p, key, e.getValue()));
         }
         for (ParamSpec.Param p : spec.params().values()) {

@@ -1,0 +1,78 @@
+package dev.provision.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command in process, with captured streams (the launcher-level behaviour is in the e2e CliIT). */
+class ProvisionCommandTest {
+    @TempDir
+    Path tmp;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return ProvisionCommand.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private Path playbook() throws Exception {
+        return Files.writeString(tmp.resolve("site.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - debug:
+                        msg: "answer=${answer}"
+                """);
+    }
+
+    @Test
+    void extraVarsFileIsOursNotAPicocliArgumentFile() throws Exception {
+        Path vars = Files.writeString(tmp.resolve("vars.yml"), "answer: 42\n");
+        int code = run(playbook().toString(), "-e", "@" + vars);
+        assertEquals(0, code, out + "\n" + err);
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("ok: [localhost] => answer=42"), out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void askBecomePassWithoutATerminalIsAUsageErrorThatNamesTheVariable() throws Exception {
+        int code = run("-K", playbook().toString(), "-e", "answer=1");
+        assertEquals(ExitCode.USAGE.code(), code);
+        assertEquals("ERROR: -K asks for the sudo password on a terminal, and there is none; set PROVISION_BECOME_PASSWORD instead\n",
+                err.toString(StandardCharsets.UTF_8));
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing ran");
+    }
+
+    @Test
+    void unknownOptionIsAUsageError() {
+        assertEquals(ExitCode.USAGE.code(), run("--nope", "site.yml"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).endsWith("Try 'provision --help' for more information.\n"));
+    }
+
+    @Test
+    void failedHostsGetARetryCommandWithTheirNamesAsLimit() throws Exception {
+        Path failing = Files.writeString(tmp.resolve("fail.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - fail:
+                        msg: no
+                """);
+        int code = run(failing.toString(), "--limit", "localhost,other");
+        assertEquals(ExitCode.HOST_FAILED.code(), code);
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("    provision " + failing + " --limit localhost\n"), out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void exitCodesAreDistinct() {
+        assertEquals(ExitCode.values().length, java.util.Arrays.stream(ExitCode.values()).mapToInt(ExitCode::code).distinct().count());
+    }
+}

@@ -1,0 +1,123 @@
+package dev.provision.engine.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.engine.report.TaskStatus;
+import dev.provision.engine.source.InvalidInputException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The executor over recording fake connections: what runs where, and which events the listeners see. */
+class ExecutorTest {
+    private static final String TWELVE_HOSTS = """
+            all:
+              hosts:
+                node[01:12]:
+            """;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void progressCountsEveryHostOfATaskBeforeItsResults() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - name: work
+                      command: marker
+                """, TWELVE_HOSTS);
+        List<String> events = harness.events;
+        List<String> progress = events.stream().filter(e -> e.startsWith("progress work ")).toList();
+        assertEquals(IntStream.rangeClosed(1, 12).mapToObj(i -> "progress work " + i + "/12").toList(), progress);
+        int lastProgress = events.indexOf("progress work 12/12");
+        int firstResult = events.indexOf("result node01 CHANGED");
+        assertTrue(lastProgress >= 0 && lastProgress < firstResult, events.toString());
+        assertEquals(12, harness.factory.calls.size(), "one command per host");
+    }
+
+    @Test
+    void checkModeRunsNoCommandAndForecastsAChange() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  tasks:
+                    - command: marker
+                """, TWELVE_HOSTS, ExecutorHarness.options(true), new char[0]);
+        assertEquals(List.of(), harness.factory.commandLines("node01"));
+        assertEquals(TaskStatus.CHANGED, harness.results.get(0).status());
+        assertTrue(harness.results.get(0).forecast());
+    }
+
+    @Test
+    void runOnceRunsOnTheFirstHostOnly() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - command: marker
+                      run_once: true
+                """, TWELVE_HOSTS);
+        assertEquals(List.of("marker"), harness.factory.commandLines("node01"));
+        assertEquals(1, harness.factory.calls.size());
+    }
+
+    @Test
+    void delegatedTaskRunsOnTheDelegateAndReportsUnderTheHost() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: node01:node02
+                  gather_facts: false
+                  tasks:
+                    - command: marker
+                      delegate_to: node12
+                """, TWELVE_HOSTS);
+        assertEquals(List.of("marker", "marker"), harness.factory.commandLines("node12"));
+        assertEquals(List.of(), harness.factory.commandLines("node01"));
+        assertEquals(List.of("node01", "node02"), harness.results.stream().map(r -> r.host()).toList());
+    }
+
+    @Test
+    void startAtAnUnknownTaskSuggestsTheClosestName() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        RunOptions options = new RunOptions(false, false, Set.of(), Set.of(), 10, Map.of(), Optional.empty(),
+                Optional.of("instal chrony"), 0);
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - name: install chrony
+                      command: marker
+                """, TWELVE_HOSTS, options, new char[0]));
+        assertTrue(e.getMessage().contains("no task named 'instal chrony' (did you mean 'install chrony'?)"), e.getMessage());
+        assertEquals(List.of(), harness.factory.calls, "nothing may run");
+    }
+
+    @Test
+    void moduleMessageGetsTheTaskPositionUnlessItHasOne() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  tasks:
+                    - name: relative
+                      file:
+                        path: relative/path
+                        state: directory
+                """, TWELVE_HOSTS);
+        String message = harness.results.get(0).message();
+        assertTrue(message.startsWith(tmp.resolve("site.yml") + ":4:7: "), message);
+        assertEquals(1, message.split(":4:7: ").length - 1, "the position is not repeated: " + message);
+    }
+}

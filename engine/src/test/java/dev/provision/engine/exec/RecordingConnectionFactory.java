@@ -1,0 +1,68 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ConnectionFactory;
+import dev.provision.engine.connection.ExecRequest;
+import dev.provision.engine.connection.ExecResult;
+import dev.provision.modules.spi.Command;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A factory of fake connections that record every request and answer each with exit 0 and
+ * {@code "ok"}; what each host was opened with is kept too. Thread-safe.
+ */
+final class RecordingConnectionFactory implements ConnectionFactory {
+    /** One request as the host received it. */
+    record Call(String host, String commandLine, byte[] stdin) {
+        String stdinText() {
+            return new String(stdin, StandardCharsets.UTF_8);
+        }
+    }
+
+    final List<Call> calls = Collections.synchronizedList(new ArrayList<>());
+    final Map<String, Map<String, Object>> opened = Collections.synchronizedMap(new LinkedHashMap<>());
+
+    @Override
+    public Connection open(String hostName, Map<String, Object> hostVars) {
+        opened.put(hostName, Map.copyOf(hostVars));
+        return new Connection() {
+            @Override
+            public String hostName() {
+                return hostName;
+            }
+
+            @Override
+            public ExecResult exec(ExecRequest request) {
+                calls.add(new Call(hostName, request.commandLine(), request.stdin()));
+                return new ExecResult(0, "ok\n".getBytes(StandardCharsets.UTF_8), new byte[0]);
+            }
+
+            @Override
+            public void put(String path, byte[] content, Command.Attributes attributes) {
+                calls.add(new Call(hostName, "put " + path, content));
+            }
+
+            @Override
+            public Optional<byte[]> read(String path) {
+                return Optional.empty();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /** The command lines {@code host} received, in order. */
+    List<String> commandLines(String host) {
+        synchronized (calls) {
+            return calls.stream().filter(c -> c.host().equals(host)).map(Call::commandLine).toList();
+        }
+    }
+}

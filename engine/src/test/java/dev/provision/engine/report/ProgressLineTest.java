@@ -1,0 +1,60 @@
+package dev.provision.engine.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class ProgressLineTest {
+    private static final String ERASE = "\r\u001b[K";
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private final AtomicLong now = new AtomicLong();
+    private final ProgressLine line = new ProgressLine(new PrintStream(bytes, true, StandardCharsets.UTF_8), 10, now::get);
+
+    private String text() {
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void formatsTaskNameAndCounts() {
+        assertEquals("[TASK install chrony] 120/1000 hosts done", ProgressLine.format("install chrony", 120, 1000));
+    }
+
+    @Test
+    void longNamesAreShortenedToFitOneLine() {
+        String s = ProgressLine.format("x".repeat(200), 5, 1000);
+        assertEquals(79, s.length(), s);
+        assertTrue(s.endsWith("...] 5/1000 hosts done"), s);
+    }
+
+    @Test
+    void nothingForSmallSteps() {
+        line.progress("copy", 1, 9);
+        assertEquals("", text());
+    }
+
+    @Test
+    void redrawsInPlaceAtMostEveryTenthOfASecondAndOnTheLastHost() {
+        line.progress("copy", 1, 10);
+        now.addAndGet(ProgressLine.REDRAW_NANOS / 2);
+        line.progress("copy", 2, 10);
+        now.addAndGet(ProgressLine.REDRAW_NANOS);
+        line.progress("copy", 3, 10);
+        line.progress("copy", 10, 10);
+        assertEquals(ERASE + "[TASK copy] 1/10 hosts done" + ERASE + "[TASK copy] 3/10 hosts done"
+                + ERASE + "[TASK copy] 10/10 hosts done", text());
+    }
+
+    @Test
+    void erasesItselfBeforeResultsAndOnlyOnce() {
+        line.progress("copy", 10, 10);
+        bytes.reset();
+        line.hostResult(TaskResult.simple("n1", TaskStatus.OK, ""));
+        line.hostResult(TaskResult.simple("n2", TaskStatus.OK, ""));
+        assertEquals(ERASE, text());
+    }
+}

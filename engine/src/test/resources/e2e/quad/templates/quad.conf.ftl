@@ -1,0 +1,4 @@
+# rendered for ${inventory_hostname}
+<#list servers as s>
+server ${s} iburst
+</#list>

@@ -1,0 +1,108 @@
+package dev.provision.modules.checks;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Comparisons across hosts, the part no single-node health checker does: the value most hosts
+ * have (and who differs), and the hosts far below the fleet median. Pure functions over the hosts'
+ * check results; used by the modules' {@link dev.provision.modules.spi.FleetCheck} step.
+ */
+final class Fleet {
+    private Fleet() {
+    }
+
+    /**
+     * One row per host: pass when its value equals the fleet's most common value, fail naming that
+     * value otherwise. Hosts without a value are left out.
+     */
+    static Map<String, List<Map<String, Object>>> sameEverywhere(String check, Map<String, Map<String, Object>> results,
+                                                                 Function<Map<String, Object>, Optional<String>> value) {
+        Map<String, String> byHost = new LinkedHashMap<>();
+        results.forEach((host, r) -> value.apply(r).filter(v -> !v.isEmpty()).ifPresent(v -> byHost.put(host, v)));
+        Map<String, List<Map<String, Object>>> rows = new LinkedHashMap<>();
+        if (byHost.isEmpty()) {
+            return rows;
+        }
+        Map<String, Long> counts = byHost.values().stream().collect(Collectors.groupingBy(v -> v, LinkedHashMap::new, Collectors.counting()));
+        String majority = counts.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        long agreeing = counts.get(majority);
+        byHost.forEach((host, v) -> {
+            boolean same = v.equals(majority);
+            String detail = same ? agreeing + " of " + byHost.size() + " hosts agree"
+                    : "differs from " + agreeing + " of " + byHost.size() + " hosts";
+            rows.put(host, List.of(CheckResult.of(same, check, v, majority + " (fleet)", detail).toMap()));
+        });
+        return rows;
+    }
+
+    /** Fails hosts whose figure is below {@code fraction} of the fleet median (slow-node detection). */
+    static Map<String, List<Map<String, Object>>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
+                                                                 String key, double fraction) {
+        Map<String, Double> byHost = numbers(results, key);
+        Map<String, List<Map<String, Object>>> rows = new LinkedHashMap<>();
+        if (byHost.size() < 2) {
+            return rows; // a fleet of one has no median to fall behind
+        }
+        double median = median(byHost.values());
+        double floor = median * fraction;
+        byHost.forEach((host, v) -> rows.put(host, List.of(CheckResult.of(v >= floor, check,
+                String.format(Locale.ROOT, "%.1f %s", v, unit),
+                String.format(Locale.ROOT, ">= %.1f %s (%.0f%% of fleet median %.1f)", floor, unit, fraction * 100, median),
+                "slow node: below the fleet median").toMap())));
+        return rows;
+    }
+
+    /** Fails hosts whose figure is farther than {@code maxSpread}/2 from the fleet median (clock spread). */
+    static Map<String, List<Map<String, Object>>> withinSpread(String check, Map<String, Map<String, Object>> results,
+                                                               String key, double maxSpread) {
+        Map<String, Double> byHost = numbers(results, key);
+        Map<String, List<Map<String, Object>>> rows = new LinkedHashMap<>();
+        if (byHost.size() < 2) {
+            return rows;
+        }
+        double min = byHost.values().stream().min(Comparator.naturalOrder()).orElseThrow();
+        double max = byHost.values().stream().max(Comparator.naturalOrder()).orElseThrow();
+        double median = median(byHost.values());
+        boolean spreadOk = max - min <= maxSpread;
+        byHost.forEach((host, v) -> {
+            boolean ok = spreadOk || Math.abs(v - median) <= maxSpread / 2;
+            rows.put(host, List.of(CheckResult.of(ok, check,
+                    String.format(Locale.ROOT, "%+.3f s from median (spread %.3f s)", v - median, max - min),
+                    String.format(Locale.ROOT, "spread <= %s s", Probes.figure(maxSpread)),
+                    "clock apart from the fleet").toMap()));
+        });
+        return rows;
+    }
+
+    private static Map<String, Double> numbers(Map<String, Map<String, Object>> results, String key) {
+        Map<String, Double> byHost = new LinkedHashMap<>();
+        results.forEach((host, r) -> {
+            if (r.get(key) instanceof Number n && !Double.isNaN(n.doubleValue())) {
+                byHost.put(host, n.doubleValue());
+            }
+        });
+        return byHost;
+    }
+
+    static double median(Collection<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Comparator.naturalOrder());
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** A result value as text, empty when absent. */
+    static Optional<String> text(Map<String, Object> result, String key) {
+        Object v = result.get(key);
+        return v == null ? Optional.empty() : Optional.of(String.valueOf(v));
+    }
+}

@@ -191,6 +191,11 @@ class PreflightIT {
         assertTrue(out.contains("failed (ignored): [node05] => limits.nofile: 1024 (expected >= " + NOFILE + ")"), out);
         assertTrue(out.contains("failed (ignored): [node06] => clock.chronyd: not running (expected running)"), out);
         assertTrue(out.contains("failed (ignored): [node01] => ssh_mesh.reachable: 7/8 (expected 8/8) unreachable: node04 ("), out);
+        // ... and the verdict at the end lists what to fix on each node.
+        Map<String, String> verdicts = Map.of("node01", "ssh_mesh.reachable", "node02", "image.same_digest, ssh_mesh.reachable",
+                "node05", "limits.nofile, ssh_mesh.reachable", "node06", "clock.chronyd, ssh_mesh.reachable");
+        verdicts.forEach((host, failed) -> assertTrue(Pattern.compile("(?m)^failed: \\[" + host + "\\] => playbooks/preflight\\.yml:\\d+:\\d+: "
+                + "not ready to train, failed: " + Pattern.quote(failed) + " \\(see the tables above\\)$").matcher(out).find(), host + ":\n" + out));
     }
 
     /** Each fault as a sysadmin could cause it, through the node's own tools (no SSH involved). */

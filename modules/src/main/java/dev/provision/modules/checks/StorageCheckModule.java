@@ -31,8 +31,8 @@ import java.util.Optional;
  * A later task on every node with {@code read_markers_from: [hosts]} reads each marker back
  * ({@code storage.readback.HOST}) and fails when it is missing or older than
  * {@code max_marker_age} seconds (default 3600); that task lists only the read-back rows (the
- * mount rows belong to the write task), and a missing marker on a node where the path is not
- * mounted says so. Tasks run one at a time across all hosts, so
+ * mount rows belong to the write task); on a node where the path is not mounted it is one failed
+ * row, {@code storage.readback}, that says so. Tasks run one at a time across all hosts, so
  * every marker is written before any is read. In check mode the write is only forecast: run the
  * read-back task only when applying. A node where the path is not mounted writes no marker (it
  * would land on the local disk).
@@ -81,9 +81,14 @@ public final class StorageCheckModule implements TaskModule {
         if (!peers.isEmpty() && !params.bool("write_marker")) {
             // The read-back task: the write task before it already reported the mount; repeating
             // those rows would report one unmounted path as two failures.
+            if (!mounted) {
+                // One row, not one per peer: every marker is "missing" for the same local reason.
+                return report.add(CheckResult.fail("storage.readback", "not mounted", "markers from " + peers.size() + " hosts",
+                        path + " is not mounted on this node")).plan();
+            }
             long maxAge = params.integer("max_marker_age");
             for (Object peer : peers) {
-                report.add(readBack(context, path, mounted, hostName(String.valueOf(peer)), maxAge));
+                report.add(readBack(context, path, hostName(String.valueOf(peer)), maxAge));
             }
             return report.plan();
         }
@@ -109,18 +114,17 @@ public final class StorageCheckModule implements TaskModule {
         }
         long maxAge = params.integer("max_marker_age");
         for (Object peer : peers) {
-            report.add(readBack(context, path, mounted, hostName(String.valueOf(peer)), maxAge));
+            report.add(readBack(context, path, hostName(String.valueOf(peer)), maxAge));
         }
         return report.plan();
     }
 
-    private CheckResult readBack(TaskContext context, String path, boolean mounted, String peer, long maxAge) throws ModuleException {
+    private CheckResult readBack(TaskContext context, String path, String peer, long maxAge) throws ModuleException {
         String check = "storage.readback." + peer;
         String marker = path + "/" + MARKER_PREFIX + peer;
         Optional<byte[]> content = context.host().readFile(marker);
         if (content.isEmpty()) {
-            return CheckResult.fail(check, "missing", "marker from " + peer,
-                    mounted ? marker + " not visible here: storage not shared" : path + " is not mounted on this node");
+            return CheckResult.fail(check, "missing", "marker from " + peer, marker + " not visible here: storage not shared");
         }
         String[] words = new String(content.get(), StandardCharsets.UTF_8).strip().split("\\s+");
         if (words.length != 3 || !words[0].equals("provision-preflight") || !words[1].equals(peer) || !words[2].matches("\\d+")) {

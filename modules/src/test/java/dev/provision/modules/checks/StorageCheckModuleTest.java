@@ -86,13 +86,15 @@ class StorageCheckModuleTest {
     }
 
     @Test
-    void markerMissingOnAnUnmountedNodeBlamesTheMountNotTheSharing() throws Exception {
+    void readBackOnAnUnmountedNodeIsOneRowBlamingTheMount() throws Exception {
         FakeHost host = new FakeHost()
                 .probe(FindmntOutput.command("/shared"), load("h200-1gpu/findmnt.txt").probe())
                 .probe(List.of("test", "-w", "/shared"), new ProbeResult(0, "", ""));
-        Plan plan = plan(host, Args.of("path", "/shared", "read_markers_from", List.of("node01")));
-        assertVerdict(plan, "storage.readback.node01", Verdict.FAIL);
-        assertEquals("/shared is not mounted on this node", row(plan, "storage.readback.node01").get("detail"));
+        Plan plan = plan(host, Args.of("path", "/shared", "read_markers_from", List.of("node01", "node02")));
+        assertEquals(List.of("storage.readback"), List.copyOf(ChecksFixtures.rows(plan).keySet()));
+        assertVerdict(plan, "storage.readback", Verdict.FAIL);
+        assertEquals("/shared is not mounted on this node", row(plan, "storage.readback").get("detail"));
+        assertEquals("markers from 2 hosts", row(plan, "storage.readback").get("expected"));
     }
 
     @Test

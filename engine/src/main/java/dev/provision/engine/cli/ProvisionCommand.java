@@ -47,8 +47,8 @@ import picocli.CommandLine.Parameters;
             "    provision -i inventory.yml playbooks/cluster.yml",
             "  Show what would change, change nothing:",
             "    provision -i inventory.yml --check --diff playbooks/cluster.yml",
-            "  Accept a rebuilt node's new host key and converge it:",
-            "    provision -i inventory.yml -l node07 --replaced node07 playbooks/cluster.yml",
+            "  Accept a rebuilt node's new host key; converge it and update the others:",
+            "    provision -i inventory.yml --replaced node07 playbooks/cluster.yml",
             "  Run against this machine, with variables from a file:",
             "    provision -i localhost, -e @vars.yml -e dir=/tmp/x site.yml",
             "",
@@ -276,7 +276,12 @@ public final class ProvisionCommand implements Callable<Integer> {
         out.println("The host key of " + names + " changed (old and new fingerprints above). Only if "
                 + (hosts.size() == 1 ? "it was" : "they were") + " rebuilt, accept the new key and converge "
                 + (hosts.size() == 1 ? "it" : "them") + " with:");
-        out.println("    " + retryCommand(hosts, List.of("--replaced", String.join(",", hosts))));
+        // The whole run again, not --limit: the other nodes must learn the new key (ssh_known_hosts).
+        List<String> words = new ArrayList<>(List.of("provision"));
+        words.addAll(args);
+        words.add("--replaced");
+        words.add(String.join(",", hosts));
+        out.println("    " + ShellWords.join(words));
         out.flush();
     }
 

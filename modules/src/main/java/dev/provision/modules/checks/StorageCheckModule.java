@@ -33,7 +33,7 @@ import java.util.Optional;
  * {@code max_marker_age} seconds (default 3600); that task lists only the read-back rows (the
  * mount rows belong to the write task); on a node where the path is not mounted it is one failed
  * row, {@code storage.readback}, that says so. Tasks run one at a time across all hosts, so
- * every marker is written before any is read. In check mode the write is only forecast: run the
+ * every marker is written before any is read. Under --check the write is only forecast: run the
  * read-back task only when applying. A node where the path is not mounted writes no marker (it
  * would land on the local disk).
  */

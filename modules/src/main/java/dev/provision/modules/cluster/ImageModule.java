@@ -45,7 +45,7 @@ import java.util.regex.Pattern;
  * registry and across nodes. {@code result.digest} carries the digest when it is known at planning
  * time: the local one when nothing is to be pulled, the registry's when a pull will fetch it. The
  * fact {@code image_digest} is set only when the plan is empty, because a fact from a plan with
- * changes would describe the host before they are applied (and in check mode, never). So compare
+ * changes would describe the host before they are applied (and under --check, never). So compare
  * digests across nodes in a later read-only task (a second {@code image} task or a check), not from
  * the run that pulls.
  */

@@ -12,7 +12,7 @@ import java.util.Map;
  * @param changes the ordered changes to apply; empty when converged
  * @param reason why nothing needs to change (or a one-line description of what the plan does)
  * @param facts variables to set on the host for later tasks ({@code set_fact}); applied even in
- *     check mode because they change nothing on the host
+ *     a --check run because they change nothing on the host
  * @param result extra values for {@code register} and the output ({@code msg} of {@code debug})
  */
 public record Plan(List<Change> changes, String reason, Map<String, Object> facts, Map<String, Object> result) {

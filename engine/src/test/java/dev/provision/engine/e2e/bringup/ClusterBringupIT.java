@@ -221,11 +221,12 @@ class ClusterBringupIT {
                 assertTrue(ssh.contains("ssh-ok " + node(j)), name + " -> " + node(j) + " (strict host keys):\n" + ssh);
             }
 
+            // unquoted $(...): the tabs sysctl prints become single spaces
             Result sysctl = TestCluster.inNode(k, "cat /etc/sysctl.d/90-provision-cluster.conf; echo live:"
                     + " $(sysctl -n net.ipv4.tcp_rmem) / $(sysctl -n net.core.somaxconn) / $(sysctl -n net.ipv4.tcp_mtu_probing)");
             assertTrue(sysctl.output().contains("net.core.rmem_max = 2147483647\n"), name + ":\n" + sysctl.output());
             assertTrue(sysctl.output().contains("net.ipv4.tcp_mtu_probing = 1\n"), name + ":\n" + sysctl.output());
-            assertTrue(sysctl.output().contains("live: 4096\t87380\t2147483647 / 65535 / 1"), name + ":\n" + sysctl.output());
+            assertTrue(sysctl.output().contains("live: 4096 87380 2147483647 / 65535 / 1"), name + ":\n" + sysctl.output());
 
             // A new login session: the node's sshd runs pam_limits, which reads limits.d.
             Result ulimit = TestCluster.inNode(k, "ssh -o StrictHostKeyChecking=yes -o BatchMode=yes " + name + " 'ulimit -n'");

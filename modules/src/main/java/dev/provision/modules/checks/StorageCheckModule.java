@@ -30,7 +30,9 @@ import java.util.Optional;
  * {@code PATH/.provision-preflight-HOST} (the inventory name and the controller's epoch seconds).
  * A later task on every node with {@code read_markers_from: [hosts]} reads each marker back
  * ({@code storage.readback.HOST}) and fails when it is missing or older than
- * {@code max_marker_age} seconds (default 3600). Tasks run one at a time across all hosts, so
+ * {@code max_marker_age} seconds (default 3600); that task lists only the read-back rows (the
+ * mount rows belong to the write task); on a node where the path is not mounted it is one failed
+ * row, {@code storage.readback}, that says so. Tasks run one at a time across all hosts, so
  * every marker is written before any is read. Under --check the write is only forecast: run the
  * read-back task only when applying. A node where the path is not mounted writes no marker (it
  * would land on the local disk).
@@ -75,6 +77,21 @@ public final class StorageCheckModule implements TaskModule {
         ProbeResult findmnt = context.host().probe(FindmntOutput.command(path).toArray(String[]::new));
         Optional<FindmntOutput> fs = findmnt.ok() ? FindmntOutput.parse(findmnt.stdout()) : Optional.empty();
         boolean mounted = fs.isPresent() && fs.get().target().equals(mountpoint);
+        List<Object> peers = params.list("read_markers_from");
+        if (!peers.isEmpty() && !params.bool("write_marker")) {
+            // The read-back task: the write task before it already reported the mount; repeating
+            // those rows would report one unmounted path as two failures.
+            if (!mounted) {
+                // One row, not one per peer: every marker is "missing" for the same local reason.
+                return report.add(CheckResult.fail("storage.readback", "not mounted", "markers from " + peers.size() + " hosts",
+                        path + " is not mounted on this node")).plan();
+            }
+            long maxAge = params.integer("max_marker_age");
+            for (Object peer : peers) {
+                report.add(readBack(context, path, hostName(String.valueOf(peer)), maxAge));
+            }
+            return report.plan();
+        }
         report.add(CheckResult.of(mounted, "storage.mounted", fs.map(f -> f.target() + " (" + f.source() + ")").orElse("not found"),
                 mountpoint, fs.isEmpty() ? "findmnt failed: " + Probes.firstLine(findmnt)
                         : path + " is on " + fs.get().target() + ", not a filesystem mounted at " + mountpoint));
@@ -96,7 +113,7 @@ public final class StorageCheckModule implements TaskModule {
             }
         }
         long maxAge = params.integer("max_marker_age");
-        for (Object peer : params.list("read_markers_from")) {
+        for (Object peer : peers) {
             report.add(readBack(context, path, hostName(String.valueOf(peer)), maxAge));
         }
         return report.plan();

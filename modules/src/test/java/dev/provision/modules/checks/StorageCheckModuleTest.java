@@ -79,6 +79,25 @@ class StorageCheckModuleTest {
     }
 
     @Test
+    void readBackTaskListsOnlyTheMarkersSoAMountFaultIsReportedOnce() throws Exception {
+        FakeHost host = nfs().file("/shared/.provision-preflight-node01", "provision-preflight node01 " + NOW + "\n");
+        Plan plan = plan(host, Args.of("path", "/shared", "read_markers_from", List.of("node01")));
+        assertEquals(List.of("storage.readback.node01"), List.copyOf(ChecksFixtures.rows(plan).keySet()));
+    }
+
+    @Test
+    void readBackOnAnUnmountedNodeIsOneRowBlamingTheMount() throws Exception {
+        FakeHost host = new FakeHost()
+                .probe(FindmntOutput.command("/shared"), load("h200-1gpu/findmnt.txt").probe())
+                .probe(List.of("test", "-w", "/shared"), new ProbeResult(0, "", ""));
+        Plan plan = plan(host, Args.of("path", "/shared", "read_markers_from", List.of("node01", "node02")));
+        assertEquals(List.of("storage.readback"), List.copyOf(ChecksFixtures.rows(plan).keySet()));
+        assertVerdict(plan, "storage.readback", Verdict.FAIL);
+        assertEquals("/shared is not mounted on this node", row(plan, "storage.readback").get("detail"));
+        assertEquals("markers from 2 hosts", row(plan, "storage.readback").get("expected"));
+    }
+
+    @Test
     void readOnlyMountIsNotWritable() throws Exception {
         FakeHost host = new FakeHost()
                 .probe(FindmntOutput.command("/shared"), new ProbeResult(0, "TARGET=\"/shared\" SOURCE=\"nfs1:/x\" FSTYPE=\"nfs4\" OPTIONS=\"ro,relatime\"\n", ""))

@@ -1,0 +1,122 @@
+package dev.provision.engine.e2e.preflight;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The namespace test cluster, its host-side services and the real {@code ./provision} launcher, as the
+ * pre-flight test drives them: every call is a process, output and exit status kept. A copy of the
+ * bring-up test's helper (package-private there); the e2e packages could share one.
+ */
+final class TestCluster {
+    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+    static final Path SCRIPT = REPO.resolve("testcluster/provision-testcluster");
+    static final Path SERVICES = REPO.resolve("testcluster/services");
+    static final Path INVENTORY = Path.of("/var/lib/provision-testcluster/inventory.yml");
+    /** Shared by every helper on this machine; see testcluster/README.md. */
+    static final Path USE_LOCK = Path.of("/run/provision-testcluster.use.lock");
+
+    record Result(int exitCode, String output) {
+        Result expectSuccess(String what) {
+            if (exitCode != 0) {
+                throw new AssertionError(what + " exited " + exitCode + ":\n" + output);
+            }
+            return this;
+        }
+    }
+
+    private TestCluster() {
+    }
+
+    static Result run(Map<String, String> env, List<String> command, long timeoutMinutes) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true);
+        pb.environment().put("NO_COLOR", "1");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new AssertionError(command + " did not finish within " + timeoutMinutes + " min");
+        }
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    static Result cluster(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(SCRIPT.toString()));
+        cmd.addAll(List.of(args));
+        return run(Map.of("PVTC_HOST_KEY_TYPES", "ed25519 ecdsa"), cmd, 5);
+    }
+
+    static Result services(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(SERVICES.toString()));
+        cmd.addAll(List.of(args));
+        return run(Map.of(), cmd, 5);
+    }
+
+    /** {@code script} run by bash inside node {@code k}'s namespaces (no SSH involved). */
+    static Result inNode(int k, String script) throws IOException, InterruptedException {
+        return run(Map.of(), List.of(SCRIPT.toString(), "exec", String.valueOf(k), "bash", "-c", script), 5);
+    }
+
+    static Result provision(Path knownHosts, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(REPO.resolve("provision").toString()));
+        cmd.addAll(List.of(args));
+        return run(Map.of("PROVISION_KNOWN_HOSTS", knownHosts.toString()), cmd, 10);
+    }
+
+    static boolean onPath(String tool) {
+        if (tool.startsWith("/")) {
+            return Files.isExecutable(Path.of(tool));
+        }
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":")) {
+            if (Files.isExecutable(Path.of(dir, tool))) {
+                return true;
+            }
+        }
+        return Files.isExecutable(Path.of("/usr/sbin", tool)) || Files.isExecutable(Path.of("/sbin", tool));
+    }
+
+    /**
+     * Holds the machine's cluster lock the way every other user of it does: flock(1) on
+     * {@link #USE_LOCK} (flock(2) locks; a Java FileChannel lock is an fcntl lock, which flock(1)
+     * holders would not see). The lock is held until {@link #close}.
+     */
+    static final class Lock implements AutoCloseable {
+        private final Process holder;
+
+        Lock() throws IOException {
+            // flock runs "echo; cat" once it holds the lock: the line says "held", and cat keeps
+            // the lock until we close its stdin.
+            holder = new ProcessBuilder("flock", USE_LOCK.toString(), "sh", "-c", "echo held; exec cat >/dev/null")
+                    .redirectErrorStream(true).start();
+            BufferedReader reader = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+            String line = reader.readLine();
+            if (!"held".equals(line)) {
+                holder.destroy();
+                throw new IOException("could not take " + USE_LOCK + ": " + line);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            holder.getOutputStream().close();
+            try {
+                if (!holder.waitFor(30, TimeUnit.SECONDS)) {
+                    holder.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                holder.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -21,27 +21,33 @@ import java.util.Optional;
 
 /**
  * "This path must be a file with this content and these attributes": the one planner behind
- * {@code copy}, {@code template}, {@code lineinfile} and {@code blockinfile}.
+ * {@code copy}, {@code template}, {@code lineinfile} and {@code blockinfile}, and behind every
+ * other module that writes a whole file ({@code hosts}, {@code sysctl}, {@code limits},
+ * {@code mount}'s fstab, {@code authorized_key}, {@code ssh_known_hosts}).
  *
  * <p>A missing file becomes one {@code PutFile} (after checking that its directory exists); a file
  * with other content becomes one {@code PutFile} with a content diff and, where they differ too, an
  * attribute diff; a file with the right content but other attributes becomes one
  * {@code SetAttributes}. A symlink is followed for reading and comparing; writing replaces the link
  * with a file, as Ansible's {@code copy} does without {@code follow}.
+ *
+ * <p>{@link #directory} plans "this path must be a directory with these attributes", and
+ * {@link #planInDirectory} a file whose directory may have to be created first. Pure functions of
+ * what they read through the {@link HostView}; thread-safe.
  */
-final class FileContentPlanner {
+public final class FileContentPlanner {
     private FileContentPlanner() {
     }
 
     /** What is at a path now. The stat is the file's, a symlink followed. */
-    record Existing(FileStat stat, byte[] content) {
-        Existing {
+    public record Existing(FileStat stat, byte[] content) {
+        public Existing {
             requireNonNull(stat, "stat cannot be null");
             requireNonNull(content, "content cannot be null");
         }
 
         /** The content as UTF-8 text, for the line editors. */
-        String text(String path) throws ModuleException {
+        public String text(String path) throws ModuleException {
             return decode(content).orElseThrow(() -> new ModuleException(path + " is not UTF-8 text"));
         }
     }
@@ -51,7 +57,7 @@ final class FileContentPlanner {
      *
      * @throws ModuleException when the path is a directory or not a regular file
      */
-    static Optional<Existing> read(HostView host, String path) throws ModuleException {
+    public static Optional<Existing> read(HostView host, String path) throws ModuleException {
         Optional<FileStat> stat = FilePaths.statFollowing(host, path);
         if (stat.isEmpty()) {
             return Optional.empty();
@@ -67,7 +73,7 @@ final class FileContentPlanner {
     }
 
     /** Reads the path, then plans as {@link #create} or {@link #update} with a generic summary. */
-    static Plan plan(HostView host, String path, byte[] wanted, Attributes attributes, String convergedReason)
+    public static Plan plan(HostView host, String path, byte[] wanted, Attributes attributes, String convergedReason)
             throws ModuleException {
         Optional<Existing> existing = read(host, path);
         if (existing.isEmpty()) {
@@ -77,8 +83,13 @@ final class FileContentPlanner {
     }
 
     /** Plans a new file; fails when its directory is missing. */
-    static Plan create(HostView host, String path, byte[] wanted, Attributes attributes) throws ModuleException {
+    public static Plan create(HostView host, String path, byte[] wanted, Attributes attributes) throws ModuleException {
         FilePaths.requireParentDirectory(host, path);
+        return createInNewDirectory(path, wanted, attributes);
+    }
+
+    /** Plans a new file whose directory an earlier change of the same plan creates. */
+    public static Plan createInNewDirectory(String path, byte[] wanted, Attributes attributes) {
         String summary = "create " + path + (attributes.isEmpty() ? "" : " (" + FileAttributes.describe(attributes) + ")");
         return Plan.of(Change.withDiff(summary, contentDiff(path, new byte[0], wanted),
                 new Command.PutFile(path, wanted, attributes)));
@@ -90,7 +101,7 @@ final class FileContentPlanner {
      * @param summary what the content change does ({@code line added to /etc/x})
      * @param convergedReason why nothing changes, when nothing does
      */
-    static Plan update(String path, Existing existing, byte[] wanted, Attributes attributes, String summary,
+    public static Plan update(String path, Existing existing, byte[] wanted, Attributes attributes, String summary,
                        String convergedReason) {
         Optional<Change> attributeChange = FileAttributes.change(path, existing.stat(), attributes);
         if (Arrays.equals(existing.content(), wanted)) {
@@ -101,6 +112,44 @@ final class FileContentPlanner {
         FileAttributes.diff(path, existing.stat(), attributes).ifPresent(diffs::add);
         Command put = new Command.PutFile(path, wanted, FileAttributes.keepingCurrent(existing.stat(), attributes));
         return Plan.of(new Change(summary, diffs, List.of(put)));
+    }
+
+    /**
+     * Plans a file as {@link #plan} does, except that a missing directory is created first with
+     * {@code directoryAttributes} ({@code mkdir -p}); use it for drop-in directories such as
+     * {@code /etc/systemd/system.conf.d} that a fresh host may lack.
+     */
+    public static Plan planInDirectory(HostView host, String path, byte[] wanted, Attributes attributes,
+                                       Attributes directoryAttributes, String convergedReason) throws ModuleException {
+        String parent = FilePaths.parent(path);
+        if (FilePaths.statFollowing(host, parent).isPresent()) {
+            return plan(host, path, wanted, attributes, convergedReason);
+        }
+        List<Change> changes = new ArrayList<>(directory(host, parent, directoryAttributes).changes());
+        changes.addAll(createInNewDirectory(path, wanted, attributes).changes());
+        return Plan.of(changes, convergedReason);
+    }
+
+    /**
+     * Plans "this path is a directory with these attributes": {@code mkdir -p} when it is missing,
+     * the attributes that differ when it exists, nothing when all is right. A final symlink is
+     * followed.
+     *
+     * @throws ModuleException when the path exists and is not a directory
+     */
+    public static Plan directory(HostView host, String path, Attributes wanted) throws ModuleException {
+        Optional<FileStat> current = FilePaths.statFollowing(host, path);
+        if (current.isEmpty()) {
+            return Plan.of(Change.withDiff("create directory " + path,
+                    new Diff(path, "state: absent\n", "state: directory\n"), new Command.MakeDirectory(path, wanted)));
+        }
+        if (current.get().type() != FileStat.Type.DIRECTORY) {
+            throw new ModuleException(path + " already exists as a " + FilePaths.kind(current.get()) + ", not a directory");
+        }
+        String what = path + " is a directory";
+        return FileAttributes.change(path, current.get(), wanted)
+                .map(Plan::of)
+                .orElseGet(() -> Plan.converged(what + (wanted.isEmpty() ? "" : " with " + FileAttributes.describe(wanted))));
     }
 
     /** A text diff, or one line about the sizes when either side is not text. */

@@ -65,7 +65,7 @@ public final class FileModule implements dev.provision.modules.spi.TaskModule {
         return switch (state) {
             // Attributes follow a symlink, as chmod and chown do (Ansible's follow=true).
             case "file" -> file(path, FilePaths.statFollowing(context.host(), path), wanted);
-            case "directory" -> directory(path, FilePaths.statFollowing(context.host(), path), wanted);
+            case "directory" -> FileContentPlanner.directory(context.host(), path, wanted);
             case "touch" -> touch(context, path, FilePaths.statFollowing(context.host(), path), wanted);
             case "absent" -> absent(path, context.host().stat(path));
             case "link" -> link(params, context, path, context.host().stat(path));
@@ -83,22 +83,11 @@ public final class FileModule implements dev.provision.modules.spi.TaskModule {
         return attributesOnly(path, current.get(), wanted, path + " exists");
     }
 
-    private static Plan directory(String path, Optional<FileStat> current, Attributes wanted) throws ModuleException {
-        if (current.isEmpty()) {
-            return Plan.of(Change.withDiff("create directory " + path, stateDiff(path, "absent", "directory"),
-                    new Command.MakeDirectory(path, wanted)));
-        }
-        if (current.get().type() != FileStat.Type.DIRECTORY) {
-            throw new ModuleException(path + " already exists as a " + kind(current.get()) + ", not a directory");
-        }
-        return attributesOnly(path, current.get(), wanted, path + " is a directory");
-    }
-
     private static Plan absent(String path, Optional<FileStat> current) {
         if (current.isEmpty()) {
             return Plan.converged(path + " is already absent");
         }
-        return Plan.of(Change.withDiff("remove " + path, stateDiff(path, kind(current.get()), "absent"),
+        return Plan.of(Change.withDiff("remove " + path, stateDiff(path, FilePaths.kind(current.get()), "absent"),
                 new Command.Remove(path)));
     }
 
@@ -125,10 +114,10 @@ public final class FileModule implements dev.provision.modules.spi.TaskModule {
             case DIRECTORY -> throw new ModuleException(path + " is a directory; refusing to replace it with a link");
             case FILE, OTHER -> {
                 if (!force) {
-                    throw new ModuleException(path + " exists as a " + kind(existing) + "; set force=true to replace it with a link");
+                    throw new ModuleException(path + " exists as a " + FilePaths.kind(existing) + "; set force=true to replace it with a link");
                 }
                 yield Plan.of(new Change("replace " + path + " with a link to " + src,
-                        List.of(new Diff(path, "state: " + kind(existing) + "\n", "state: link\ntarget: " + src + "\n")),
+                        List.of(new Diff(path, "state: " + FilePaths.kind(existing) + "\n", "state: link\ntarget: " + src + "\n")),
                         List.of(new Command.Remove(path), link)));
             }
         };
@@ -153,14 +142,5 @@ public final class FileModule implements dev.provision.modules.spi.TaskModule {
 
     private static Diff stateDiff(String path, String before, String after) {
         return new Diff(path, "state: " + before + "\n", "state: " + after + "\n");
-    }
-
-    private static String kind(FileStat stat) {
-        return switch (stat.type()) {
-            case FILE -> "file";
-            case DIRECTORY -> "directory";
-            case LINK -> "link";
-            case OTHER -> "special file";
-        };
     }
 }

@@ -56,6 +56,16 @@ final class FilePaths {
         }
     }
 
+    /** What a path is, in words for messages and state diffs. */
+    static String kind(FileStat stat) {
+        return switch (stat.type()) {
+            case FILE -> "file";
+            case DIRECTORY -> "directory";
+            case LINK -> "link";
+            case OTHER -> "special file";
+        };
+    }
+
     private static String stripTrailingSlashes(String path) {
         String p = path;
         while (p.length() > 1 && p.endsWith("/")) {

@@ -14,12 +14,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * A host held in memory: files with their stat entries, probe answers keyed by argv, and facts.
  * {@link #apply} carries out a plan's file commands, so that a test can plan, apply and plan again
  * (the plan must then be empty). Adding a file or directory adds its missing parents, as root-owned
- * directories with mode 0755. Not thread-safe; one per test.
+ * directories with mode 0755. An {@code Exec} does nothing unless the test says what it does with
+ * {@link #onExec} (typically: answer a probe differently afterwards, as a real {@code sysctl -w}
+ * changes what {@code sysctl -n} prints). Not thread-safe; one per test.
  */
 public final class FakeHost implements HostView {
     private final Map<String, byte[]> contents = new HashMap<>();
@@ -27,6 +30,8 @@ public final class FakeHost implements HostView {
     private final Map<List<String>, ProbeResult> probes = new HashMap<>();
     private final Map<String, Object> facts = new LinkedHashMap<>();
     private final List<List<String>> probesRun = new ArrayList<>();
+    private final Map<List<String>, Consumer<FakeHost>> execEffects = new HashMap<>();
+    private final List<List<String>> execsRun = new ArrayList<>();
 
     public FakeHost() {
         stats.put("/", stat(FileStat.Type.DIRECTORY, "0755", "root", "root", 0, ""));
@@ -66,6 +71,22 @@ public final class FakeHost implements HostView {
     public FakeHost probe(List<String> argv, ProbeResult result) {
         probes.put(List.copyOf(argv), result);
         return this;
+    }
+
+    /** Shorthand for {@link #probe(List, ProbeResult)}. */
+    public FakeHost probe(int exitCode, String stdout, String stderr, String... argv) {
+        return probe(List.of(argv), new ProbeResult(exitCode, stdout, stderr));
+    }
+
+    /** What applying an {@code Exec} with exactly this argv does to the host. */
+    public FakeHost onExec(List<String> argv, Consumer<FakeHost> effect) {
+        execEffects.put(List.copyOf(argv), effect);
+        return this;
+    }
+
+    /** The argv of every {@code Exec} applied so far, in order. */
+    public List<List<String>> execsRun() {
+        return List.copyOf(execsRun);
     }
 
     public FakeHost fact(String name, Object value) {
@@ -114,7 +135,10 @@ public final class FakeHost implements HostView {
         return Optional.ofNullable(stats.get(path));
     }
 
-    /** Carries out the commands of a plan the way the engine would (Exec and Shell are ignored). */
+    /**
+     * Carries out the commands of a plan the way the engine would; an {@code Exec} runs its
+     * {@link #onExec} effect, if any; {@code Shell} is ignored.
+     */
     public FakeHost apply(Plan plan) {
         plan.changes().forEach(change -> change.commands().forEach(this::apply));
         return this;
@@ -148,6 +172,11 @@ public final class FakeHost implements HostView {
                 link(link.path(), link.target());
             }
             case Command.Exec exec -> {
+                execsRun.add(exec.argv());
+                Consumer<FakeHost> effect = execEffects.get(exec.argv());
+                if (effect != null) {
+                    effect.accept(this);
+                }
             }
             case Command.Shell shell -> {
             }

@@ -1,0 +1,92 @@
+package dev.provision.modules.checks;
+
+import dev.provision.modules.spi.Change;
+import dev.provision.modules.spi.Plan;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Collects the rows of one check task and turns them into its {@link Plan}: converged (checks
+ * change nothing) unless a change is added, with the reason a one-line summary and the
+ * {@code result} holding {@value #CHECKS} (the rows as maps), {@value #FAILED} (true when any row
+ * failed) and whatever measured values the module adds with {@link #measured}. Not thread-safe;
+ * one per {@code plan} call.
+ */
+public final class CheckReport {
+    /** Result key of the list of rows, each {@link CheckResult#toMap()}. */
+    public static final String CHECKS = "checks";
+    /** Result key that is true when any row failed; the engine fails the task then. */
+    public static final String FAILED = "failed";
+
+    private final String module;
+    private final List<CheckResult> rows = new ArrayList<>();
+    private final Map<String, Object> measured = new LinkedHashMap<>();
+    private final List<Change> changes = new ArrayList<>();
+
+    public CheckReport(String module) {
+        this.module = module;
+    }
+
+    public CheckReport add(CheckResult row) {
+        rows.add(row);
+        return this;
+    }
+
+    public CheckReport addAll(List<CheckResult> more) {
+        rows.addAll(more);
+        return this;
+    }
+
+    /** A value for the fleet comparison ({@code busbw_gbps}, {@code versions}, ...). */
+    public CheckReport measured(String key, Object value) {
+        measured.put(key, value);
+        return this;
+    }
+
+    /** A change the check needs (only {@code storage}'s marker write). */
+    public CheckReport change(Change change) {
+        changes.add(change);
+        return this;
+    }
+
+    public List<CheckResult> rows() {
+        return List.copyOf(rows);
+    }
+
+    public boolean failed() {
+        return rows.stream().anyMatch(r -> r.verdict() == Verdict.FAIL);
+    }
+
+    /** E.g. {@code gpu: 7 passed, 1 failed: gpu.ecc.volatile (3 uncorrectable errors)}. */
+    public String summary() {
+        Map<Verdict, Long> counts = rows.stream().collect(Collectors.groupingBy(CheckResult::verdict, Collectors.counting()));
+        List<String> parts = new ArrayList<>();
+        for (Verdict v : Verdict.values()) {
+            long n = counts.getOrDefault(v, 0L);
+            if (n > 0) {
+                parts.add(n + " " + switch (v) {
+                    case PASS -> "passed";
+                    case FAIL -> "failed";
+                    case WARN -> "warned";
+                    case SKIP -> "skipped";
+                });
+            }
+        }
+        String head = module + ": " + (parts.isEmpty() ? "no checks" : String.join(", ", parts));
+        String failing = rows.stream().filter(r -> r.verdict() == Verdict.FAIL)
+                .map(r -> r.check() + (r.detail().isEmpty() ? "" : " (" + r.detail() + ")"))
+                .collect(Collectors.joining("; "));
+        return failing.isEmpty() ? head : head + ": " + failing;
+    }
+
+    public Plan plan() {
+        Map<String, Object> result = new LinkedHashMap<>(measured);
+        result.put(CHECKS, rows.stream().map(CheckResult::toMap).toList());
+        result.put(FAILED, failed());
+        String summary = summary();
+        return new Plan(changes, summary, Map.of(), result);
+    }
+}

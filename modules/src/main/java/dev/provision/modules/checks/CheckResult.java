@@ -1,0 +1,75 @@
+package dev.provision.modules.checks;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One row of a check table: what was checked, what the host showed, what was expected, the verdict
+ * and a one-line detail. Every text is non-null; {@code "-"} stands for "no expectation".
+ *
+ * @param check a dotted name such as {@code gpu.count} or {@code ib.mlx5_0/1}
+ * @param measured the value found on the host, as shown to the user
+ * @param expected the value or bound it was compared with
+ * @param detail a short explanation, empty when the row speaks for itself
+ */
+public record CheckResult(String check, String measured, String expected, Verdict verdict, String detail) {
+    public CheckResult {
+        requireNonNull(check, "check cannot be null");
+        requireNonNull(measured, "measured cannot be null");
+        requireNonNull(expected, "expected cannot be null");
+        requireNonNull(verdict, "verdict cannot be null");
+        requireNonNull(detail, "detail cannot be null");
+    }
+
+    public static CheckResult pass(String check, String measured, String expected) {
+        return new CheckResult(check, measured, expected, Verdict.PASS, "");
+    }
+
+    public static CheckResult fail(String check, String measured, String expected, String detail) {
+        return new CheckResult(check, measured, expected, Verdict.FAIL, detail);
+    }
+
+    public static CheckResult warn(String check, String measured, String expected, String detail) {
+        return new CheckResult(check, measured, expected, Verdict.WARN, detail);
+    }
+
+    public static CheckResult skip(String check, String detail) {
+        return new CheckResult(check, "-", "-", Verdict.SKIP, detail);
+    }
+
+    /** Pass when {@code ok}, otherwise fail with {@code detail}. */
+    public static CheckResult of(boolean ok, String check, String measured, String expected, String detail) {
+        return ok ? pass(check, measured, expected) : fail(check, measured, expected, detail);
+    }
+
+    /** The row as plain data: {@code {check, measured, expected, verdict, detail}} in that order. */
+    public Map<String, Object> toMap() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("check", check);
+        map.put("measured", measured);
+        map.put("expected", expected);
+        map.put("verdict", verdict.word());
+        map.put("detail", detail);
+        return map;
+    }
+
+    /**
+     * Reads a row back from {@link #toMap()}'s shape (for the engine's table and fleet steps).
+     *
+     * @throws IllegalArgumentException when a key is missing or the verdict is unknown
+     */
+    public static CheckResult fromMap(Map<?, ?> map) {
+        return new CheckResult(text(map, "check"), text(map, "measured"), text(map, "expected"),
+                Verdict.of(text(map, "verdict")), text(map, "detail"));
+    }
+
+    private static String text(Map<?, ?> map, String key) {
+        Object value = map.get(key);
+        if (value == null) {
+            throw new IllegalArgumentException("check row has no " + key + ": " + map);
+        }
+        return String.valueOf(value);
+    }
+}

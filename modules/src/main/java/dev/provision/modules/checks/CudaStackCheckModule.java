@@ -1,0 +1,168 @@
+package dev.provision.modules.checks;
+
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.spi.TaskContext;
+import dev.provision.modules.spi.TaskModule;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code cuda_stack}: one consistent CUDA stack. Reads the loaded driver
+ * ({@code /proc/driver/nvidia/version}), the CUDA version the driver supports (the {@code nvidia-smi}
+ * banner), the toolkit ({@code nvcc -V}, also tried at {@code /usr/local/cuda/bin/nvcc}), and
+ * PyTorch with its CUDA, cuDNN and NCCL as the node's Python sees them
+ * ({@link TorchVersions#SCRIPT} run with {@code python -c}).
+ *
+ * <p>The chain: the driver's CUDA must be at least the toolkit's and PyTorch's. A newer major fails;
+ * a newer minor of the same major warns (CUDA minor-version compatibility runs it, but PTX JIT and
+ * some features need the newer driver).
+ *
+ * <p>Parameters (all optional): {@code expected_driver}, {@code expected_cuda} (toolkit and
+ * {@code torch.version.cuda}), {@code expected_torch}, {@code expected_cudnn} ({@code 9.19} or
+ * {@code 91900}), {@code expected_nccl}: a version matches when every component written matches
+ * ({@code 580} matches {@code 580.159.04}); {@code python} (default {@code python3}).
+ * Result {@code versions}: driver, driver_cuda, toolkit_cuda, torch, torch_cuda, cudnn, nccl
+ * (empty when absent), for the fleet comparison.
+ */
+public final class CudaStackCheckModule implements TaskModule {
+    static final String DEFAULT_NVCC_PATH = "/usr/local/cuda/bin/nvcc";
+    private static final ParamSpec SPEC = ParamSpec.builder()
+            .optional("expected_driver", Type.STRING)
+            .optional("expected_cuda", Type.STRING)
+            .optional("expected_torch", Type.STRING)
+            .optional("expected_cudnn", Type.STRING)
+            .optional("expected_nccl", Type.STRING)
+            .withDefault("python", Type.STRING, "python3")
+            .build();
+
+    public CudaStackCheckModule() {
+    }
+
+    @Override
+    public String name() {
+        return "cuda_stack";
+    }
+
+    @Override
+    public ParamSpec params() {
+        return SPEC;
+    }
+
+    @Override
+    public Plan plan(Params params, TaskContext context) throws ModuleException {
+        CheckReport report = new CheckReport(name());
+        Map<String, Object> versions = new LinkedHashMap<>();
+
+        ProbeResult smi = context.host().probe("nvidia-smi");
+        String smiOut = Probes.output(smi);
+        Optional<String> driver = context.host().readFile(DriverVersion.PATH)
+                .flatMap(b -> DriverVersion.parse(new String(b, StandardCharsets.UTF_8)))
+                .or(() -> NvidiaSmiHeader.driverVersion(smiOut));
+        Optional<String> driverCuda = smi.ok() ? NvidiaSmiHeader.cudaVersion(smiOut) : Optional.empty();
+        versions.put("driver", driver.orElse(""));
+        versions.put("driver_cuda", driverCuda.orElse(""));
+        report.add(driver.map(d -> expect("cuda.driver", d, params.optString("expected_driver")))
+                .orElse(CheckResult.fail("cuda.driver", "none", params.optString("expected_driver").orElse("loaded"),
+                        "NVIDIA driver not loaded (" + DriverVersion.PATH + " missing)")));
+        report.add(driverCuda.map(c -> CheckResult.pass("cuda.driver_cuda", c, "-"))
+                .orElse(CheckResult.fail("cuda.driver_cuda", "unknown", "a CUDA version",
+                        "nvidia-smi failed: " + Probes.firstLine(smi))));
+
+        Optional<String> toolkit = toolkit(context);
+        versions.put("toolkit_cuda", toolkit.orElse(""));
+        if (toolkit.isPresent()) {
+            report.add(expect("cuda.toolkit", toolkit.get(), params.optString("expected_cuda")));
+            report.add(chain("cuda.toolkit_vs_driver", "the toolkit", toolkit.get(), driverCuda));
+        } else {
+            report.add(CheckResult.skip("cuda.toolkit", "nvcc not installed"));
+        }
+
+        torch(params, context, report, versions, driverCuda);
+        return report.measured("versions", versions).plan();
+    }
+
+    private static Optional<String> toolkit(TaskContext context) throws ModuleException {
+        ProbeResult nvcc = context.host().probe("nvcc", "-V");
+        if (nvcc.exitCode() == Probes.NOT_FOUND) {
+            nvcc = context.host().probe(DEFAULT_NVCC_PATH, "-V");
+        }
+        return nvcc.ok() ? NvccVersion.parse(nvcc.stdout()) : Optional.empty();
+    }
+
+    private static void torch(Params params, TaskContext context, CheckReport report, Map<String, Object> versions,
+                              Optional<String> driverCuda) throws ModuleException {
+        String python = Probes.plainName("python", params.string("python"));
+        ProbeResult r = context.host().probe(python, "-c", TorchVersions.SCRIPT);
+        TorchVersions torch;
+        try {
+            torch = TorchVersions.parse(r.stdout());
+        } catch (IllegalArgumentException e) {
+            String why = r.exitCode() == Probes.NOT_FOUND ? python + " not found" : e.getMessage();
+            report.add(CheckResult.fail("torch.version", "none", params.optString("expected_torch").orElse("importable"), why));
+            for (String key : new String[] {"torch", "torch_cuda", "cudnn", "nccl"}) {
+                versions.put(key, "");
+            }
+            return;
+        }
+        versions.put("torch", torch.torch());
+        versions.put("torch_cuda", torch.cuda());
+        versions.put("cudnn", torch.cudnn());
+        versions.put("nccl", torch.nccl());
+        report.add(expect("torch.version", torch.torch(), params.optString("expected_torch")));
+        if (torch.cuda().isEmpty()) {
+            report.add(CheckResult.fail("torch.cuda", "none", params.optString("expected_cuda").orElse("a CUDA build"),
+                    "PyTorch is a CPU-only build"));
+        } else {
+            report.add(expect("torch.cuda", torch.cuda(), params.optString("expected_cuda")));
+            report.add(chain("torch.cuda_vs_driver", "PyTorch", torch.cuda(), driverCuda));
+        }
+        report.add(CheckResult.of(torch.cudaAvailable() && torch.deviceCount() > 0, "torch.cuda_available",
+                torch.cudaAvailable() + ", " + torch.deviceCount() + " devices", "True, >= 1 device",
+                "torch.cuda.is_available() is false or sees no device"));
+        report.add(present("cudnn.version", torch.cudnn(), params.optString("expected_cudnn").map(CudaStackCheckModule::cudnnExpected)));
+        report.add(present("nccl.version", torch.nccl(), params.optString("expected_nccl")));
+    }
+
+    /** A raw cuDNN code ({@code 91900}) written by the user means the dotted version. */
+    private static String cudnnExpected(String expected) {
+        return expected.strip().matches("\\d{4,}") ? TorchVersions.cudnn(expected.strip()) : expected;
+    }
+
+    private static CheckResult expect(String check, String measured, Optional<String> expected) {
+        return expected.map(e -> CheckResult.of(Versions.matches(measured, e), check, measured, e, measured + " is not " + e))
+                .orElse(CheckResult.pass(check, measured, "-"));
+    }
+
+    private static CheckResult present(String check, String measured, Optional<String> expected) {
+        if (measured.isEmpty()) {
+            return CheckResult.fail(check, "none", expected.orElse("present"), "not available to PyTorch");
+        }
+        return expect(check, measured, expected);
+    }
+
+    /** The driver's CUDA must cover {@code version}: a newer major fails, a newer minor warns. */
+    static CheckResult chain(String check, String what, String version, Optional<String> driverCuda) {
+        if (driverCuda.isEmpty()) {
+            return CheckResult.skip(check, "the driver's CUDA version is unknown");
+        }
+        String driver = driverCuda.get();
+        String expected = "<= " + driver;
+        int majorVersion = Versions.major(version).orElse(0);
+        int majorDriver = Versions.major(driver).orElse(0);
+        if (majorVersion > majorDriver) {
+            return CheckResult.fail(check, version, expected, what + " needs CUDA " + version + ", the driver supports up to " + driver);
+        }
+        if (Versions.compare(version, driver) > 0) {
+            return CheckResult.warn(check, version, expected, what + " is newer than the driver's CUDA " + driver
+                    + ": runs only under minor-version compatibility (no PTX JIT)");
+        }
+        return CheckResult.pass(check, version, expected);
+    }
+}

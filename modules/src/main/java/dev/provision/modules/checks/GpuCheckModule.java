@@ -1,0 +1,193 @@
+package dev.provision.modules.checks;
+
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.spi.TaskContext;
+import dev.provision.modules.spi.TaskModule;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * {@code gpu}: are all the GPUs there and healthy? Reads {@code nvidia-smi --query-gpu=... --format=csv}
+ * (falls back to {@code nvidia-smi -q} when the query is refused, e.g. an older driver without
+ * {@code remapped_rows.pending}).
+ *
+ * <p>Parameters (all optional):
+ * <ul>
+ *   <li>{@code expected_count}: the number of GPUs; without it, at least one must be visible.
+ *   <li>{@code expected_model}: a substring of every GPU's name ({@code H200}).
+ *   <li>{@code min_driver}: the lowest acceptable driver version ({@code 550.54}).
+ *   <li>{@code require_ecc} (default true): ECC mode disabled fails (else warns).
+ * </ul>
+ * Rows: {@code gpu.driver} when nvidia-smi is missing or cannot reach the driver (exit 9),
+ * {@code gpu.lost} for GPUs off the bus, {@code gpu.count}, {@code gpu.model},
+ * {@code gpu.driver_version}, {@code gpu.ecc_mode}, {@code gpu.ecc_volatile_uncorrected},
+ * {@code gpu.ecc_aggregate_uncorrected}, {@code gpu.retired_pages_pending},
+ * {@code gpu.remapped_rows_pending}. Result: {@code gpu_count}, {@code gpu_model},
+ * {@code driver_version}, {@code gpus} (index, name, uuid, bus_id).
+ */
+public final class GpuCheckModule implements TaskModule {
+    private static final ParamSpec SPEC = ParamSpec.builder()
+            .optional("expected_count", Type.INT)
+            .optional("expected_model", Type.STRING)
+            .optional("min_driver", Type.STRING)
+            .withDefault("require_ecc", Type.BOOL, true)
+            .build();
+
+    public GpuCheckModule() {
+    }
+
+    @Override
+    public String name() {
+        return "gpu";
+    }
+
+    @Override
+    public ParamSpec params() {
+        return SPEC;
+    }
+
+    @Override
+    public Plan plan(Params params, TaskContext context) throws ModuleException {
+        CheckReport report = new CheckReport(name());
+        ProbeResult csv = context.host().probe(NvidiaSmiCsv.COMMAND.toArray(String[]::new));
+        String out = Probes.output(csv);
+        Optional<NvidiaSmiProblem> problem = NvidiaSmiProblem.diagnose(csv.exitCode(), out);
+        if (problem.isPresent() && !(problem.get() instanceof NvidiaSmiProblem.GpusLost)) {
+            report.add(switch (problem.get()) {
+                case NvidiaSmiProblem.NotInstalled n -> CheckResult.fail("gpu.driver", "nvidia-smi missing", "installed",
+                        "nvidia-smi not found: no NVIDIA driver installed");
+                case NvidiaSmiProblem.DriverMissing d -> CheckResult.fail("gpu.driver", "not loaded", "loaded", d.message());
+                case NvidiaSmiProblem.GpusLost l -> throw new IllegalStateException("handled below");
+            });
+            return report.measured("gpu_count", 0L).plan();
+        }
+        List<GpuInfo> gpus = parse(csv, out, context);
+        problem.ifPresent(p -> {
+            NvidiaSmiProblem.GpusLost lost = (NvidiaSmiProblem.GpusLost) p;
+            report.add(CheckResult.fail("gpu.lost", lost.gpus().size() + " lost: " + String.join(", ", lost.gpus()), "0 lost",
+                    lost.message().isEmpty() ? "GPU fell off the bus" : lost.message()));
+        });
+        check(params, gpus, report);
+        List<Map<String, Object>> listed = gpus.stream().map(g -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("index", g.index());
+            m.put("name", g.name());
+            m.put("uuid", g.uuid());
+            m.put("bus_id", g.busId());
+            return m;
+        }).toList();
+        return report.measured("gpu_count", (long) gpus.size())
+                .measured("gpu_model", gpus.isEmpty() ? "" : gpus.get(0).name())
+                .measured("driver_version", gpus.isEmpty() ? "" : gpus.get(0).driverVersion())
+                .measured("gpus", listed)
+                .plan();
+    }
+
+    private static List<GpuInfo> parse(ProbeResult csv, String out, TaskContext context) throws ModuleException {
+        if (csv.ok() || out.contains("Unable to determine the device handle")) {
+            try {
+                return NvidiaSmiCsv.parse(out);
+            } catch (IllegalArgumentException e) {
+                // fall through to the -q report
+            }
+        }
+        ProbeResult q = context.host().probe(NvidiaSmiQuery.COMMAND.toArray(String[]::new));
+        return NvidiaSmiQuery.parse(q.stdout());
+    }
+
+    private static void check(Params params, List<GpuInfo> gpus, CheckReport report) throws ModuleException {
+        Optional<Long> expectedCount = params.optInteger("expected_count");
+        report.add(expectedCount
+                .map(n -> CheckResult.of(gpus.size() == n, "gpu.count", String.valueOf(gpus.size()), String.valueOf(n),
+                        gpus.size() + " GPUs visible, " + n + " expected"))
+                .orElse(CheckResult.of(!gpus.isEmpty(), "gpu.count", String.valueOf(gpus.size()), ">= 1", "no GPU visible")));
+        if (gpus.isEmpty()) {
+            return;
+        }
+        String models = distinct(gpus, GpuInfo::name);
+        Optional<String> expectedModel = params.optString("expected_model");
+        if (expectedModel.isPresent()) {
+            String want = expectedModel.get().toLowerCase(Locale.ROOT);
+            List<String> others = gpus.stream().filter(g -> !g.name().toLowerCase(Locale.ROOT).contains(want))
+                    .map(g -> "GPU " + g.index() + " is " + g.name()).toList();
+            report.add(CheckResult.of(others.isEmpty(), "gpu.model", models, expectedModel.get(), String.join("; ", others)));
+        } else if (models.contains(", ")) {
+            report.add(CheckResult.warn("gpu.model", models, "one model", "mixed GPU models"));
+        } else {
+            report.add(CheckResult.pass("gpu.model", models, "-"));
+        }
+        String driver = gpus.get(0).driverVersion();
+        Optional<String> minDriver = params.optString("min_driver");
+        report.add(minDriver
+                .map(min -> CheckResult.of(GpuInfo.available(driver) && Versions.compare(driver, min) >= 0,
+                        "gpu.driver_version", driver, ">= " + min, "driver older than " + min))
+                .orElse(CheckResult.pass("gpu.driver_version", driver, "-")));
+        eccMode(params.bool("require_ecc"), gpus, report);
+        counter("gpu.ecc_volatile_uncorrected", gpus, GpuInfo::volatileUncorrected, "uncorrectable ECC errors since driver load", report);
+        counter("gpu.ecc_aggregate_uncorrected", gpus, GpuInfo::aggregateUncorrected, "uncorrectable ECC errors over the board's life", report);
+        pending("gpu.retired_pages_pending", gpus, GpuInfo::retiredPagesPending, "page retirement pending: reboot", report);
+        pending("gpu.remapped_rows_pending", gpus, GpuInfo::remappedRowsPending, "row remapping pending: reset the GPU", report);
+    }
+
+    private static void eccMode(boolean required, List<GpuInfo> gpus, CheckReport report) {
+        String modes = distinct(gpus, GpuInfo::eccMode);
+        List<String> off = gpus.stream().filter(g -> GpuInfo.flag(g.eccMode()).equals(Optional.of(false)))
+                .map(g -> "GPU " + g.index()).toList();
+        if (gpus.stream().noneMatch(g -> GpuInfo.available(g.eccMode()))) {
+            report.add(CheckResult.warn("gpu.ecc_mode", modes, "Enabled", "ECC not supported or not reported"));
+        } else if (!off.isEmpty()) {
+            String detail = "ECC disabled on " + String.join(", ", off);
+            report.add(required ? CheckResult.fail("gpu.ecc_mode", modes, "Enabled", detail)
+                    : CheckResult.warn("gpu.ecc_mode", modes, "Enabled", detail));
+        } else {
+            report.add(CheckResult.pass("gpu.ecc_mode", modes, "Enabled"));
+        }
+    }
+
+    private static void counter(String check, List<GpuInfo> gpus, Function<GpuInfo, String> field, String what, CheckReport report) {
+        long total = 0;
+        List<String> bad = new ArrayList<>();
+        boolean any = false;
+        for (GpuInfo g : gpus) {
+            Optional<Long> n = GpuInfo.count(field.apply(g));
+            if (n.isPresent()) {
+                any = true;
+                total += n.get();
+                if (n.get() > 0) {
+                    bad.add("GPU " + g.index() + " (" + g.busId() + "): " + n.get());
+                }
+            }
+        }
+        if (!any) {
+            report.add(CheckResult.skip(check, "not reported by the driver"));
+            return;
+        }
+        report.add(CheckResult.of(total == 0, check, String.valueOf(total), "0", what + ": " + String.join(", ", bad)));
+    }
+
+    private static void pending(String check, List<GpuInfo> gpus, Function<GpuInfo, String> field, String what, CheckReport report) {
+        if (gpus.stream().noneMatch(g -> GpuInfo.flag(field.apply(g)).isPresent())) {
+            report.add(CheckResult.skip(check, "not reported by the driver"));
+            return;
+        }
+        List<String> bad = gpus.stream().filter(g -> GpuInfo.flag(field.apply(g)).orElse(false))
+                .map(g -> "GPU " + g.index() + " (" + g.busId() + ")").toList();
+        report.add(CheckResult.of(bad.isEmpty(), check, bad.isEmpty() ? "No" : "Yes on " + bad.size(), "No",
+                what + ": " + String.join(", ", bad)));
+    }
+
+    private static String distinct(List<GpuInfo> gpus, Function<GpuInfo, String> field) {
+        return gpus.stream().map(field).distinct().collect(Collectors.joining(", "));
+    }
+}

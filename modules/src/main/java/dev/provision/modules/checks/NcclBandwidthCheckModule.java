@@ -1,0 +1,179 @@
+package dev.provision.modules.checks;
+
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.spi.TaskContext;
+import dev.provision.modules.spi.TaskModule;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code nccl_bandwidth}: all-reduce bus bandwidth across the node's GPUs. Runs nccl-tests'
+ * {@code all_reduce_perf -b 8M -e 1G -f 2 -g N} when installed (the {@code all_reduce_perf}
+ * parameter, else found on PATH) and takes the largest size's out-of-place busbw; otherwise runs
+ * provision's PyTorch benchmark ({@code allreduce_bench.py}, sent as {@code python -c} text, one
+ * forked process per GPU). With one GPU busbw is 0 by definition: the row is skipped.
+ *
+ * <p>The figure is compared with {@code expected_busbw} (GB/s) or, without it, with
+ * {@link #DEFAULT_BUSBW} by GPU model (a name substring; {@code busbw_table} adds or overrides
+ * entries): single-node, all GPUs over NVLink/NVSwitch, H200 480, H100 460, A100 230 GB/s. It passes
+ * at {@code min_fraction} (default 0.8) of that. Result: {@code busbw_gbps} (for slow-node
+ * detection against the fleet median), {@code avg_busbw_gbps} (nccl-tests), {@code gpu_model},
+ * {@code gpu_count}, {@code tool}.
+ */
+public final class NcclBandwidthCheckModule implements TaskModule {
+    /** Expected single-node busbw in GB/s by GPU model substring; overridable per task. */
+    public static final Map<String, Double> DEFAULT_BUSBW = Map.of("H200", 480.0, "H100", 460.0, "A100", 230.0);
+    static final String BENCHMARK = resource("allreduce_bench.py");
+    static final List<String> COUNT_COMMAND = List.of("nvidia-smi", "--query-gpu=name", "--format=csv,noheader");
+
+    private static final ParamSpec SPEC = ParamSpec.builder()
+            .optional("expected_busbw", Type.ANY)
+            .withDefault("min_fraction", Type.ANY, 0.8)
+            .optional("busbw_table", Type.MAP)
+            .optional("all_reduce_perf", Type.STRING)
+            .withDefault("python", Type.STRING, "python3")
+            .build();
+
+    public NcclBandwidthCheckModule() {
+    }
+
+    @Override
+    public String name() {
+        return "nccl_bandwidth";
+    }
+
+    @Override
+    public ParamSpec params() {
+        return SPEC;
+    }
+
+    @Override
+    public Plan plan(Params params, TaskContext context) throws ModuleException {
+        CheckReport report = new CheckReport(name());
+        double fraction = Probes.number(params, "min_fraction").orElse(0.8);
+        ProbeResult count = context.host().probe(COUNT_COMMAND.toArray(String[]::new));
+        List<String> names = count.ok() ? count.stdout().lines().map(String::strip).filter(l -> !l.isEmpty()).toList() : List.of();
+        if (names.isEmpty()) {
+            String why = NvidiaSmiProblem.diagnose(count.exitCode(), Probes.output(count))
+                    .map(p -> "no GPU: " + Probes.firstLine(count)).orElse("no GPU visible");
+            return report.add(CheckResult.fail("nccl.busbw", "no GPU", "-", why)).measured("gpu_count", 0L).plan();
+        }
+        String model = names.get(0);
+        report.measured("gpu_model", model).measured("gpu_count", (long) names.size());
+        if (names.size() == 1) {
+            return report.add(new CheckResult("nccl.busbw", "1 GPU", "-", Verdict.SKIP,
+                    "busbw is 0 by definition with one GPU")).plan();
+        }
+        Optional<Double> expected = expected(params, model);
+        Optional<String> allReducePerf = allReducePerf(params, context);
+        double busbw;
+        if (allReducePerf.isPresent()) {
+            report.measured("tool", "all_reduce_perf");
+            ProbeResult r = context.host().probe(allReducePerf.get(), "-b", "8M", "-e", "1G", "-f", "2", "-g", String.valueOf(names.size()));
+            NcclTestsOutput out;
+            try {
+                out = NcclTestsOutput.parse(r.stdout());
+            } catch (IllegalArgumentException e) {
+                return report.add(CheckResult.fail("nccl.busbw", "none", shown(expected, fraction), "all_reduce_perf failed: " + Probes.firstLine(r))).plan();
+            }
+            Optional<NcclTestsOutput.Row> largest = out.largest();
+            if (!r.ok() || largest.isEmpty()) {
+                return report.add(CheckResult.fail("nccl.busbw", "none", shown(expected, fraction),
+                        "all_reduce_perf exit " + r.exitCode() + ": " + lastLine(Probes.output(r)))).plan();
+            }
+            busbw = largest.get().outOfPlaceBusbw();
+            out.averageBusbw().ifPresent(a -> report.measured("avg_busbw_gbps", a));
+            if (out.outOfBounds() > 0) {
+                report.add(CheckResult.fail("nccl.correctness", out.outOfBounds() + " wrong", "0 wrong",
+                        "all_reduce_perf found values out of bounds: data corruption"));
+            }
+        } else {
+            report.measured("tool", "pytorch");
+            String python = Probes.plainName("python", params.string("python"));
+            ProbeResult r = context.host().probe(python, "-c", BENCHMARK, String.valueOf(names.size()));
+            try {
+                if (!r.ok()) {
+                    throw new IllegalArgumentException("exit " + r.exitCode() + ": " + lastLine(Probes.output(r)));
+                }
+                busbw = TorchAllReduceOutput.parse(r.stdout()).busbwGbps();
+            } catch (IllegalArgumentException e) {
+                return report.add(CheckResult.fail("nccl.busbw", "none", shown(expected, fraction),
+                        "PyTorch all-reduce benchmark failed: " + e.getMessage())).plan();
+            }
+        }
+        report.measured("busbw_gbps", busbw);
+        String measured = String.format(Locale.ROOT, "%.1f GB/s", busbw);
+        if (expected.isEmpty()) {
+            report.add(CheckResult.warn("nccl.busbw", measured, "-", "no expected figure for " + model + ": set expected_busbw"));
+        } else {
+            double floor = expected.get() * fraction;
+            report.add(CheckResult.of(busbw >= floor, "nccl.busbw", measured, shown(expected, fraction),
+                    String.format(Locale.ROOT, "below %.0f%% of %s GB/s", fraction * 100, Probes.figure(expected.get()))));
+        }
+        return report.plan();
+    }
+
+    private static String shown(Optional<Double> expected, double fraction) {
+        return expected.map(e -> ">= " + Probes.figure(e * fraction) + " GB/s (" + Probes.figure(fraction) + " x " + Probes.figure(e) + ")")
+                .orElse("-");
+    }
+
+    /** expected_busbw, else the longest table key found in the model name (task entries first). */
+    static Optional<Double> expected(Params params, String model) throws ModuleException {
+        Optional<Double> given = Probes.number(params, "expected_busbw");
+        if (given.isPresent()) {
+            return given;
+        }
+        Map<String, Double> table = new LinkedHashMap<>(DEFAULT_BUSBW);
+        for (Map.Entry<String, Object> e : params.map("busbw_table").entrySet()) {
+            try {
+                table.put(e.getKey(), e.getValue() instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(e.getValue())));
+            } catch (NumberFormatException ex) {
+                throw new ModuleException("busbw_table: " + e.getKey() + " must be a number, got '" + e.getValue() + "'");
+            }
+        }
+        String name = model.toUpperCase(Locale.ROOT);
+        return table.entrySet().stream()
+                .filter(e -> name.contains(e.getKey().toUpperCase(Locale.ROOT)))
+                .max((a, b) -> Integer.compare(a.getKey().length(), b.getKey().length()))
+                .map(Map.Entry::getValue);
+    }
+
+    private static Optional<String> allReducePerf(Params params, TaskContext context) throws ModuleException {
+        Optional<String> given = params.optString("all_reduce_perf");
+        if (given.isPresent()) {
+            return Optional.of(Probes.plainName("all_reduce_perf", given.get()));
+        }
+        ProbeResult which = context.host().probe("sh", "-c", "command -v all_reduce_perf");
+        String path = which.stdout().strip();
+        return which.ok() && !path.isEmpty() ? Optional.of(path) : Optional.empty();
+    }
+
+    private static String lastLine(String output) {
+        List<String> lines = output.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1);
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = NcclBandwidthCheckModule.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,288 @@
+package dev.provision.modules.system;
+
+import dev.provision.modules.spi.Change;
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.Diff;
+import dev.provision.modules.spi.HostView;
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.spi.TaskContext;
+import dev.provision.modules.spi.TaskModule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * {@code service}: whether a service runs, and whether it starts at boot.
+ *
+ * <p>Parameters (Ansible's names):
+ * <ul>
+ *   <li>{@code name}, required: the unit or init script name ({@code chrony}, {@code nfs-server}).
+ *   <li>{@code state}: {@code started}, {@code stopped}, {@code restarted} (an action: always
+ *       planned), {@code reloaded} (planned when running; a stopped service is started instead).
+ *   <li>{@code enabled}: start at boot. At least one of {@code state} and {@code enabled}.
+ *   <li>{@code daemon} (a list: absolute program path and arguments) and {@code pidfile}: the
+ *       fallback for hosts without systemd and without an init script, see below.
+ * </ul>
+ *
+ * <p>How it reads and changes the host, by {@code facts.service_mgr}:
+ * <ul>
+ *   <li>{@code systemd}: probes {@code systemctl is-active NAME} (and {@code systemctl is-enabled
+ *       NAME} when {@code enabled} is given) and plans {@code systemctl start|stop|restart|reload|
+ *       enable|disable NAME}. A masked unit cannot be enabled (fails); a static one needs nothing.
+ *   <li>otherwise, with {@code /etc/init.d/NAME}: running is {@code /etc/init.d/NAME status}
+ *       exiting 0 (LSB: 1 to 3 mean not running, anything else fails the task); the script is run
+ *       with {@code start}, {@code stop}, {@code restart} or {@code reload}. {@code enabled} uses
+ *       {@code update-rc.d} when the host has it (enabled means an {@code S} link in a runlevel
+ *       directory), else the plan says it is not applicable.
+ *   <li>otherwise, with {@code daemon} and {@code pidfile} (test nodes and containers run no init
+ *       system): running is {@code start-stop-daemon --status --pidfile PIDFILE} exiting 0; starting
+ *       is {@code start-stop-daemon --start --background --make-pidfile --pidfile PIDFILE --exec
+ *       PROGRAM -- ARGS}; stopping sends TERM (then KILL after 10 s) to the pid in the file;
+ *       reloading sends HUP. {@code enabled} is not applicable and the plan says so.
+ *   <li>otherwise the task fails and says which of these it looked for.
+ * </ul>
+ */
+public final class ServiceModule implements TaskModule {
+    // systemctl and update-rc.d would read a leading '-' as an option.
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.@:+-]*");
+    /** is-enabled states that mean "started at boot by something" without an install of our own. */
+    private static final Set<String> ENABLED_INDIRECTLY = Set.of("static", "indirect", "generated", "alias", "transient");
+    private static final ParamSpec SPEC = ParamSpec.builder()
+            .required("name", Type.STRING, "service")
+            .choice("state", null, "started", "stopped", "restarted", "reloaded")
+            .optional("enabled", Type.BOOL)
+            .optional("daemon", Type.LIST)
+            .optional("pidfile", Type.STRING)
+            .requiredOneOf("state", "enabled")
+            .build();
+
+    public ServiceModule() {
+    }
+
+    @Override
+    public String name() {
+        return "service";
+    }
+
+    @Override
+    public ParamSpec params() {
+        return SPEC;
+    }
+
+    @Override
+    public Plan plan(Params params, TaskContext context) throws ModuleException {
+        String name = params.string("name");
+        if (!NAME.matcher(name).matches()) {
+            throw new ModuleException("name '" + name + "' is not a service name");
+        }
+        if (params.has("daemon") != params.has("pidfile")) {
+            throw new ModuleException("daemon and pidfile go together: the pid file is how a started daemon is found again");
+        }
+        HostView host = context.host();
+        Optional<String> state = params.optString("state");
+        Optional<Boolean> enabled = params.has("enabled") ? Optional.of(params.bool("enabled")) : Optional.empty();
+        Backend backend = backend(params, host, name);
+        List<Change> changes = new ArrayList<>();
+        List<String> reasons = new ArrayList<>();
+        if (state.isPresent()) {
+            boolean running = backend.running();
+            String wanted = state.get();
+            switch (wanted) {
+                case "started" -> {
+                    if (running) {
+                        reasons.add(name + " is running");
+                    } else {
+                        changes.add(change("start " + name, name, "stopped", "running", backend.command("start")));
+                    }
+                }
+                case "stopped" -> {
+                    if (running) {
+                        changes.add(change("stop " + name, name, "running", "stopped", backend.command("stop")));
+                    } else {
+                        reasons.add(name + " is stopped");
+                    }
+                }
+                case "restarted" -> changes.add(change("restart " + name, name, running ? "running" : "stopped", "running (restarted)",
+                        running ? backend.command("restart") : backend.command("start")));
+                case "reloaded" -> changes.add(running
+                        ? change("reload " + name, name, "running", "running (reloaded)", backend.command("reload"))
+                        : change("start " + name + " (it was not running, so there was nothing to reload)", name, "stopped", "running",
+                                backend.command("start")));
+                default -> throw new ModuleException("unsupported state " + wanted);
+            }
+        }
+        if (enabled.isPresent()) {
+            backend.enablement(enabled.get(), changes, reasons);
+        }
+        String reason = String.join("; ", reasons);
+        return changes.isEmpty() ? Plan.converged(reason) : new Plan(changes, reason, java.util.Map.of(), java.util.Map.of());
+    }
+
+    private static Change change(String summary, String name, String before, String after, List<Command> commands) {
+        return new Change(summary, List.of(new Diff("service " + name, "state: " + before + "\n", "state: " + after + "\n")), commands);
+    }
+
+    private static Backend backend(Params params, HostView host, String name) throws ModuleException {
+        if ("systemd".equals(host.facts().get("service_mgr"))) {
+            return new Systemd(host, name);
+        }
+        String script = "/etc/init.d/" + name;
+        if (host.stat(script).isPresent()) {
+            return new InitScript(host, name, script);
+        }
+        if (params.has("daemon")) {
+            List<String> daemon = params.list("daemon").stream().map(String::valueOf).toList();
+            String pidfile = params.string("pidfile");
+            if (daemon.isEmpty() || !daemon.getFirst().startsWith("/")) {
+                throw new ModuleException("daemon must start with the absolute path of the program, got " + daemon);
+            }
+            if (!pidfile.startsWith("/")) {
+                throw new ModuleException("pidfile must be an absolute path, got '" + pidfile + "'");
+            }
+            return new Daemon(host, name, daemon, pidfile);
+        }
+        throw new ModuleException("cannot manage " + name + ": this host runs no systemd, has no " + script
+                + ", and the task gives no daemon/pidfile to start it with");
+    }
+
+    /** How one kind of host starts, stops and enables services. */
+    private sealed interface Backend {
+        boolean running() throws ModuleException;
+
+        /** The commands for start, stop, restart or reload. */
+        List<Command> command(String action);
+
+        void enablement(boolean wanted, List<Change> changes, List<String> reasons) throws ModuleException;
+    }
+
+    private record Systemd(HostView host, String name) implements Backend {
+        @Override
+        public boolean running() throws ModuleException {
+            return host.probe("systemctl", "is-active", name).ok();
+        }
+
+        @Override
+        public List<Command> command(String action) {
+            return List.of(Command.Exec.of("systemctl", action, name));
+        }
+
+        @Override
+        public void enablement(boolean wanted, List<Change> changes, List<String> reasons) throws ModuleException {
+            ProbeResult probe = host.probe("systemctl", "is-enabled", name);
+            String status = probe.stdout().strip();
+            if (status.isEmpty()) {
+                throw new ModuleException("systemd has no unit " + name + ": " + probe.stderr().strip());
+            }
+            if (status.startsWith("masked")) {
+                if (wanted) {
+                    throw new ModuleException(name + " is masked; unmask it (systemctl unmask " + name + ") before enabling it");
+                }
+                reasons.add(name + " is masked");
+                return;
+            }
+            if (ENABLED_INDIRECTLY.contains(status)) {
+                reasons.add(name + " is " + status + " (systemd starts it through other units; there is nothing to "
+                        + (wanted ? "enable" : "disable") + ")");
+                return;
+            }
+            boolean enabled = probe.ok();
+            if (enabled == wanted) {
+                reasons.add(name + " is " + status);
+            } else {
+                changes.add(new Change((wanted ? "enable " : "disable ") + name,
+                        List.of(new Diff("service " + name, "enabled: " + enabled + "\n", "enabled: " + wanted + "\n")),
+                        List.of(Command.Exec.of("systemctl", wanted ? "enable" : "disable", name))));
+            }
+        }
+    }
+
+    private record InitScript(HostView host, String name, String script) implements Backend {
+        @Override
+        public boolean running() throws ModuleException {
+            ProbeResult status = host.probe(script, "status");
+            return switch (status.exitCode()) {
+                case 0 -> true;
+                case 1, 2, 3 -> false;
+                default -> throw new ModuleException("cannot tell whether " + name + " runs: " + script + " status exited "
+                        + status.exitCode() + (status.stderr().isBlank() ? "" : ": " + status.stderr().strip()));
+            };
+        }
+
+        @Override
+        public List<Command> command(String action) {
+            return List.of(Command.Exec.of(script, action));
+        }
+
+        @Override
+        public void enablement(boolean wanted, List<Change> changes, List<String> reasons) throws ModuleException {
+            if (!host.probe("sh", "-c", "command -v update-rc.d").ok()) {
+                reasons.add("enabled is not applicable to " + name + ": no systemd and no update-rc.d on this host");
+                return;
+            }
+            // Positional parameter: the name never becomes part of the script text.
+            boolean enabled = host.probe("sh", "-c", "ls /etc/rc[2345].d/S[0-9][0-9]\"$1\" >/dev/null 2>&1", "sh", name).ok();
+            if (enabled == wanted) {
+                reasons.add(name + " is " + (wanted ? "enabled" : "disabled") + " in the runlevel directories");
+                return;
+            }
+            List<Command> commands = wanted
+                    ? List.of(Command.Exec.of("update-rc.d", name, "defaults"), Command.Exec.of("update-rc.d", name, "enable"))
+                    : List.of(Command.Exec.of("update-rc.d", name, "disable"));
+            changes.add(new Change((wanted ? "enable " : "disable ") + name + " with update-rc.d",
+                    List.of(new Diff("service " + name, "enabled: " + enabled + "\n", "enabled: " + wanted + "\n")), commands));
+        }
+    }
+
+    private record Daemon(HostView host, String name, List<String> daemon, String pidfile) implements Backend {
+        @Override
+        public boolean running() throws ModuleException {
+            ProbeResult status = host.probe("start-stop-daemon", "--status", "--pidfile", pidfile);
+            return switch (status.exitCode()) {
+                case 0 -> true;
+                case 1, 3 -> false;
+                default -> throw new ModuleException("cannot tell whether " + name + " runs: start-stop-daemon --status exited "
+                        + status.exitCode() + (status.stderr().isBlank() ? "" : ": " + status.stderr().strip()));
+            };
+        }
+
+        @Override
+        public List<Command> command(String action) {
+            return switch (action) {
+                case "start" -> List.of(start());
+                case "stop" -> List.of(stop());
+                case "restart" -> List.of(stop(), start());
+                case "reload" -> List.of(Command.Exec.of("start-stop-daemon", "--stop", "--signal", "HUP", "--pidfile", pidfile));
+                default -> throw new IllegalArgumentException("unknown action " + action);
+            };
+        }
+
+        private Command start() {
+            List<String> argv = new ArrayList<>(List.of("start-stop-daemon", "--start", "--background", "--make-pidfile",
+                    "--pidfile", pidfile, "--exec", daemon.getFirst()));
+            if (daemon.size() > 1) {
+                argv.add("--");
+                argv.addAll(daemon.subList(1, daemon.size()));
+            }
+            return new Command.Exec(argv, new byte[0]);
+        }
+
+        private Command stop() {
+            // --oknodo: a daemon that died between the probe and the stop is already where we want it.
+            return Command.Exec.of("start-stop-daemon", "--stop", "--oknodo", "--retry", "TERM/10/KILL/5", "--remove-pidfile",
+                    "--pidfile", pidfile);
+        }
+
+        @Override
+        public void enablement(boolean wanted, List<Change> changes, List<String> reasons) {
+            reasons.add("enabled is not applicable to " + name + ": no systemd and no init script; this task starts the daemon"
+                    + " (run it again after a reboot)");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.provision.modules.checks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Loads the captured outputs under {@code fixtures/} and reads check tables back from plans. */
+final class ChecksFixtures {
+    private ChecksFixtures() {
+    }
+
+    /** A capture: the command line, what it printed, its exit status. */
+    record Capture(String command, String output, int exitCode) {
+        ProbeResult probe() {
+            return new ProbeResult(exitCode, output, "");
+        }
+    }
+
+    static Capture load(String name) {
+        try (InputStream in = ChecksFixtures.class.getResourceAsStream("/fixtures/" + name)) {
+            if (in == null) {
+                throw new IllegalArgumentException("no fixture " + name);
+            }
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            List<String> lines = text.lines().toList();
+            String first = lines.get(0);
+            String last = lines.get(lines.size() - 1);
+            if (!first.startsWith("$ ") || !last.startsWith("# exit=")) {
+                throw new IllegalArgumentException(name + " is not a capture ($ command ... # exit=N)");
+            }
+            String output = String.join("\n", lines.subList(1, lines.size() - 1)) + "\n";
+            return new Capture(first.substring(2), output, Integer.parseInt(last.substring("# exit=".length()).strip()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String output(String name) {
+        return load(name).output();
+    }
+
+    /** The plan's rows keyed by check name. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Map<String, Object>> rows(Plan plan) {
+        Object checks = plan.result().get(CheckReport.CHECKS);
+        assertInstanceOf(List.class, checks, "result has no checks list: " + plan.result());
+        Map<String, Map<String, Object>> rows = new LinkedHashMap<>();
+        for (Object row : (List<Object>) checks) {
+            Map<String, Object> map = (Map<String, Object>) row;
+            rows.put((String) map.get("check"), map);
+        }
+        return rows;
+    }
+
+    static Map<String, Object> row(Plan plan, String check) {
+        Map<String, Map<String, Object>> rows = rows(plan);
+        assertTrue(rows.containsKey(check), "no row " + check + " in " + rows.keySet());
+        return rows.get(check);
+    }
+
+    static void assertVerdict(Plan plan, String check, Verdict verdict) {
+        assertEquals(verdict.word(), row(plan, check).get("verdict"), () -> "row " + row(plan, check));
+    }
+
+    static boolean failed(Plan plan) {
+        return Boolean.TRUE.equals(plan.result().get(CheckReport.FAILED));
+    }
+}

@@ -1,0 +1,103 @@
+package dev.provision.modules.checks;
+
+import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
+import static dev.provision.modules.checks.ChecksFixtures.failed;
+import static dev.provision.modules.checks.ChecksFixtures.load;
+import static dev.provision.modules.checks.ChecksFixtures.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.testing.Args;
+import dev.provision.modules.testing.FakeContext;
+import dev.provision.modules.testing.FakeHost;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NcclBandwidthCheckModuleTest {
+    private static final List<String> ALL_REDUCE_PERF = List.of("/opt/nccl-tests/all_reduce_perf", "-b", "8M", "-e", "1G", "-f", "2", "-g", "8");
+    private final NcclBandwidthCheckModule module = new NcclBandwidthCheckModule();
+    @TempDir
+    Path controller;
+
+    private Plan plan(FakeHost host, Map<String, Object> args) throws Exception {
+        return module.plan(module.params().validate(args), new FakeContext(host, controller));
+    }
+
+    private static FakeHost gpus(String name, int count) {
+        return new FakeHost().probe(NcclBandwidthCheckModule.COUNT_COMMAND, new ProbeResult(0, (name + "\n").repeat(count), ""));
+    }
+
+    private static FakeHost withAllReducePerf(String name, String fixture) {
+        return gpus(name, 8)
+                .probe(List.of("sh", "-c", "command -v all_reduce_perf"), new ProbeResult(0, "/opt/nccl-tests/all_reduce_perf\n", ""))
+                .probe(ALL_REDUCE_PERF, load(fixture).probe());
+    }
+
+    @Test
+    void oneGpuIsSkippedWithoutRunningAnything() throws Exception {
+        FakeHost host = new FakeHost().probe(NcclBandwidthCheckModule.COUNT_COMMAND, load("h200-1gpu/nvidia-smi-names.txt").probe());
+        Plan plan = plan(host, Args.of());
+        assertVerdict(plan, "nccl.busbw", Verdict.SKIP);
+        assertEquals("busbw is 0 by definition with one GPU", row(plan, "nccl.busbw").get("detail"));
+        assertEquals(1, host.probesRun().size());
+        assertFalse(failed(plan));
+    }
+
+    @Test
+    void nvidiaH200AtTableFigurePasses() throws Exception {
+        Plan plan = plan(withAllReducePerf("NVIDIA H200", "synthetic/nccl-tests-new-header.txt"), Args.of());
+        assertVerdict(plan, "nccl.busbw", Verdict.PASS);
+        assertEquals(487.99, plan.result().get("busbw_gbps"));
+        assertEquals(395.85, plan.result().get("avg_busbw_gbps"));
+        assertEquals("all_reduce_perf", plan.result().get("tool"));
+        assertEquals(">= 384 GB/s (0.8 x 480)", row(plan, "nccl.busbw").get("expected"));
+    }
+
+    @Test
+    void belowTheFractionOfTheExpectedFigureFails() throws Exception {
+        Plan plan = plan(withAllReducePerf("NVIDIA H100 80GB HBM3", "synthetic/nccl-tests-old-header.txt"),
+                Args.of("expected_busbw", 600, "min_fraction", "0.9"));
+        assertTrue(failed(plan));
+        assertEquals("455.9 GB/s", row(plan, "nccl.busbw").get("measured"));
+        assertEquals("below 90% of 600 GB/s", row(plan, "nccl.busbw").get("detail"));
+    }
+
+    @Test
+    void tableEntriesOverrideAndUnknownModelsWarn() throws Exception {
+        Plan overridden = plan(withAllReducePerf("NVIDIA H100 80GB HBM3", "synthetic/nccl-tests-old-header.txt"),
+                Args.of("busbw_table", Map.of("H100", 700)));
+        assertVerdict(overridden, "nccl.busbw", Verdict.FAIL);
+        Plan unknown = plan(withAllReducePerf("NVIDIA L40S", "synthetic/nccl-tests-old-header.txt"), Args.of());
+        assertVerdict(unknown, "nccl.busbw", Verdict.WARN);
+    }
+
+    @Test
+    void withoutNcclTestsTheShippedPytorchBenchmarkRuns() throws Exception {
+        FakeHost host = gpus("NVIDIA H200", 8)
+                .probe(List.of("sh", "-c", "command -v all_reduce_perf"), new ProbeResult(1, "", ""))
+                .probe(List.of("python3", "-c", NcclBandwidthCheckModule.BENCHMARK, "8"), new ProbeResult(0,
+                        "# all_reduce bus bandwidth, world=8\nsize=1073741824 time_us=4000.0 algbw_GBps=268.44 busbw_GBps=469.76\nbusbw_gbps=469.76\n", ""));
+        Plan plan = plan(host, Args.of());
+        assertVerdict(plan, "nccl.busbw", Verdict.PASS);
+        assertEquals("pytorch", plan.result().get("tool"));
+        assertEquals(469.76, plan.result().get("busbw_gbps"));
+        assertTrue(NcclBandwidthCheckModule.BENCHMARK.contains("start_method=\"fork\""), "the script is the shipped resource");
+    }
+
+    @Test
+    void crashedBenchmarkFailsWithItsLastLine() throws Exception {
+        FakeHost host = gpus("NVIDIA H200", 2)
+                .probe(List.of("sh", "-c", "command -v all_reduce_perf"), new ProbeResult(1, "", ""))
+                .probe(List.of("python3", "-c", NcclBandwidthCheckModule.BENCHMARK, "2"),
+                        new ProbeResult(1, "# all_reduce bus bandwidth, world=2\n", "Traceback...\ntorch.distributed.DistBackendError: NCCL error\n"));
+        Plan plan = plan(host, Args.of());
+        assertTrue(failed(plan));
+        assertTrue(((String) row(plan, "nccl.busbw").get("detail")).endsWith("DistBackendError: NCCL error"));
+    }
+}

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # bench/floor/node.sh: the bare-SSH floor of the cluster bring-up (playbooks/cluster.yml with the
 # test cluster's group_vars), as one idempotent POSIX sh script per node. bench/run prepends the
 # cluster-wide values (PV_* variables, base64 where a value is a file) and pipes the result into

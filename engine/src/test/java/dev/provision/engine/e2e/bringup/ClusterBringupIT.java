@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.provision.engine.e2e.bringup.TestCluster.Result;
+import dev.provision.engine.e2e.SiteCluster;
+import dev.provision.engine.e2e.SiteCluster.Result;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +46,7 @@ class ClusterBringupIT {
 
     /** Inventory, controller known_hosts, cluster key; made in {@code @BeforeAll}, so not a {@code @TempDir} field. */
     private Path tmp;
-    private TestCluster.Lock lock;
+    private SiteCluster.Lock lock;
     private Path inventory;
     private Path knownHosts;
     private boolean clusterStarted;
@@ -54,13 +55,13 @@ class ClusterBringupIT {
     void startClusterAndServices() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")),
                 "ClusterBringupIT needs root (namespaces, mounts, services on the bridge); skipped");
-        List<String> missing = TOOLS.stream().filter(t -> !TestCluster.onPath(t)).toList();
+        List<String> missing = TOOLS.stream().filter(t -> !SiteCluster.onPath(t)).toList();
         assumeTrue(missing.isEmpty(), "ClusterBringupIT skipped: missing " + missing + "; run .ci/install-deps");
         tmp = Files.createTempDirectory("provision-bringup-it");
-        lock = new TestCluster.Lock();
+        lock = new SiteCluster.Lock();
         clusterStarted = true;
-        TestCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
-        TestCluster.services("start").expectSuccess("testcluster/services start");
+        SiteCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
+        SiteCluster.services("start").expectSuccess("testcluster/services start");
         inventory = writeInventory();
         knownHosts = tmp.resolve("controller_known_hosts");
     }
@@ -69,8 +70,8 @@ class ClusterBringupIT {
     void stopEverything() throws Exception {
         try {
             if (clusterStarted) {
-                TestCluster.services("stop");
-                TestCluster.cluster("stop");
+                SiteCluster.services("stop");
+                SiteCluster.cluster("stop");
             }
         } finally {
             if (lock != null) {
@@ -91,12 +92,12 @@ class ClusterBringupIT {
         Path dir = tmp.resolve("inventory");
         Files.createDirectories(dir.resolve("group_vars"));
         Path file = dir.resolve("inventory.yml");
-        Files.copy(TestCluster.INVENTORY, file);
+        Files.copy(SiteCluster.INVENTORY, file);
         String testVars;
         try (InputStream in = getClass().getResourceAsStream("/e2e/bringup/gpu.yml")) {
             testVars = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        String serviceVars = TestCluster.services("vars").expectSuccess("testcluster/services vars").output();
+        String serviceVars = SiteCluster.services("vars").expectSuccess("testcluster/services vars").output();
         Files.writeString(dir.resolve("group_vars/gpu.yml"), testVars + "\n# from testcluster/services vars\n" + serviceVars
                 + "cluster_key_dir: " + tmp.resolve("cluster-key") + "\n");
         return file;
@@ -105,10 +106,10 @@ class ClusterBringupIT {
     @Test
     @Order(1)
     void freshClusterConvergesOnEveryNode() throws Exception {
-        assertFalse(TestCluster.inNode(5, "dpkg -s numactl >/dev/null 2>&1").exitCode() == 0,
+        assertFalse(SiteCluster.inNode(5, "dpkg -s numactl >/dev/null 2>&1").exitCode() == 0,
                 "numactl must not be installed on this machine, or the test proves nothing about the apt repository");
         long started = System.nanoTime();
-        Result run = TestCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         System.out.printf("fresh bring-up of %d nodes: %d s%n", NODES, (System.nanoTime() - started) / 1_000_000_000L);
         assertEquals(0, run.exitCode(), run.output());
         for (int k = 1; k <= NODES; k++) {
@@ -120,7 +121,7 @@ class ClusterBringupIT {
     @Test
     @Order(2)
     void secondRunChangesNothing() throws Exception {
-        Result run = TestCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         assertEquals(0, run.exitCode(), run.output());
         for (int k = 1; k <= NODES; k++) {
             assertEquals(0, recap(run.output(), node(k), "changed"), node(k) + ":\n" + run.output());
@@ -130,14 +131,14 @@ class ClusterBringupIT {
     @Test
     @Order(3)
     void driftOnOneNodeIsShownExactlyByCheckDiffThenRepaired() throws Exception {
-        TestCluster.inNode(4, """
+        SiteCluster.inNode(4, """
                 sed -i 's/^net.ipv4.tcp_mtu_probing = 1$/net.ipv4.tcp_mtu_probing = 0/' /etc/sysctl.d/90-provision-cluster.conf
                 sed -i '/ provision-cluster$/d' /root/.ssh/authorized_keys
                 umount /data
                 """).expectSuccess("planting drift on node04");
         Map<Integer, String> before = nodeStates();
 
-        Result check = TestCluster.provision(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
+        Result check = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
         assertEquals(0, check.exitCode(), check.output());
         assertEquals(before, nodeStates(), "--check must change nothing on any node");
         Map<String, Set<String>> changed = changedTasks(check.output());
@@ -153,11 +154,11 @@ class ClusterBringupIT {
         assertTrue(Pattern.compile("(?m)^\\+ssh-ed25519 \\S+ provision-cluster$").matcher(check.output()).find(), check.output());
         assertTrue(check.output().contains("-not mounted\n+mounted from root@10.213.0.1:/data"), check.output());
 
-        Result repair = TestCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        Result repair = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         assertEquals(0, repair.exitCode(), repair.output());
         assertEquals(3, recap(repair.output(), "node04", "changed"), repair.output());
         assertClusterConverged(List.of(4));
-        Result again = TestCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        Result again = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         for (int k = 1; k <= NODES; k++) {
             assertEquals(0, recap(again.output(), node(k), "changed"), node(k) + ":\n" + again.output());
         }
@@ -166,14 +167,14 @@ class ClusterBringupIT {
     @Test
     @Order(4)
     void replacedNodeIsRestoredByTheOneDocumentedCommand() throws Exception {
-        String knownHostsBefore = TestCluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
-        TestCluster.cluster("replace", "3").expectSuccess("provision-testcluster replace 3");
+        String knownHostsBefore = SiteCluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
+        SiteCluster.cluster("replace", "3").expectSuccess("provision-testcluster replace 3");
         // Without --replaced the controller refuses node03's new key and says which command accepts it.
-        Result refused = TestCluster.provision(knownHosts, "-i", inventory.toString(), "--check", PLAYBOOK);
+        Result refused = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", PLAYBOOK);
         assertTrue(refused.output().contains("--replaced node03"), refused.output());
 
         long started = System.nanoTime();
-        Result run = TestCluster.provision(knownHosts, "-i", inventory.toString(), "--replaced", "node03", PLAYBOOK);
+        Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--replaced", "node03", PLAYBOOK);
         System.out.printf("re-converging replaced node03: %d s%n", (System.nanoTime() - started) / 1_000_000_000L);
         assertEquals(0, run.exitCode(), run.output());
         Map<String, Set<String>> changed = changedTasks(run.output());
@@ -184,7 +185,7 @@ class ClusterBringupIT {
                 assertEquals(1, recap(run.output(), node(k), "changed"), run.output());
             }
         }
-        String knownHostsAfter = TestCluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
+        String knownHostsAfter = SiteCluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
         Set<String> removed = new TreeSet<>(knownHostsBefore.lines().toList());
         removed.removeAll(knownHostsAfter.lines().toList());
         Set<String> added = new TreeSet<>(knownHostsAfter.lines().toList());
@@ -199,7 +200,7 @@ class ClusterBringupIT {
     /** Everything the bring-up promises, checked on {@code nodes} (and SSH from them to every node). */
     private void assertClusterConverged(List<Integer> nodes) throws Exception {
         String marker = "written-on-node" + nodes.getFirst() + "-" + System.nanoTime();
-        TestCluster.inNode(nodes.getFirst(), "echo " + marker + " > /data/bringup-probe").expectSuccess("write to /data");
+        SiteCluster.inNode(nodes.getFirst(), "echo " + marker + " > /data/bringup-probe").expectSuccess("write to /data");
         StringBuilder allNames = new StringBuilder();
         StringBuilder sshLoop = new StringBuilder();
         for (int k = 1; k <= NODES; k++) {
@@ -210,31 +211,31 @@ class ClusterBringupIT {
                 .append("&& [ \"$h\" = \"$n\" ] && echo \"ssh-ok $n\" || echo \"ssh-FAILED $n\"; done");
         for (int k : nodes) {
             String name = node(k);
-            String names = TestCluster.inNode(k, "for n in" + allNames + "; do getent hosts $n || echo unresolved $n; done").output();
+            String names = SiteCluster.inNode(k, "for n in" + allNames + "; do getent hosts $n || echo unresolved $n; done").output();
             for (int j = 1; j <= NODES; j++) {
                 assertTrue(names.contains("10.213.0." + (10 + j) + " ") && names.contains(" " + node(j)), name + " resolves:\n" + names);
             }
             assertFalse(names.contains("unresolved") || names.contains("127.0.1.1"), name + ":\n" + names);
 
-            String ssh = TestCluster.inNode(k, sshLoop.toString()).output();
+            String ssh = SiteCluster.inNode(k, sshLoop.toString()).output();
             for (int j = 1; j <= NODES; j++) {
                 assertTrue(ssh.contains("ssh-ok " + node(j)), name + " -> " + node(j) + " (strict host keys):\n" + ssh);
             }
 
             // unquoted $(...): the tabs sysctl prints become single spaces
-            Result sysctl = TestCluster.inNode(k, "cat /etc/sysctl.d/90-provision-cluster.conf; echo live:"
+            Result sysctl = SiteCluster.inNode(k, "cat /etc/sysctl.d/90-provision-cluster.conf; echo live:"
                     + " $(sysctl -n net.ipv4.tcp_rmem) / $(sysctl -n net.core.somaxconn) / $(sysctl -n net.ipv4.tcp_mtu_probing)");
             assertTrue(sysctl.output().contains("net.core.rmem_max = 2147483647\n"), name + ":\n" + sysctl.output());
             assertTrue(sysctl.output().contains("net.ipv4.tcp_mtu_probing = 1\n"), name + ":\n" + sysctl.output());
             assertTrue(sysctl.output().contains("live: 4096 87380 2147483647 / 65535 / 1"), name + ":\n" + sysctl.output());
 
             // A new login session: the node's sshd runs pam_limits, which reads limits.d.
-            Result ulimit = TestCluster.inNode(k, "ssh -o StrictHostKeyChecking=yes -o BatchMode=yes " + name + " 'ulimit -n'");
+            Result ulimit = SiteCluster.inNode(k, "ssh -o StrictHostKeyChecking=yes -o BatchMode=yes " + name + " 'ulimit -n'");
             assertEquals(String.valueOf(NOFILE), ulimit.output().strip(), name + " nofile in a login session");
 
-            assertEquals(0, TestCluster.inNode(k, "dpkg -s numactl | grep -q '^Status: install ok installed'").exitCode(), name + " numactl");
+            assertEquals(0, SiteCluster.inNode(k, "dpkg -s numactl | grep -q '^Status: install ok installed'").exitCode(), name + " numactl");
 
-            String mounted = TestCluster.inNode(k, "findmnt -n -o SOURCE,FSTYPE /data; cat /data/bringup-probe").output();
+            String mounted = SiteCluster.inNode(k, "findmnt -n -o SOURCE,FSTYPE /data; cat /data/bringup-probe").output();
             assertTrue(mounted.contains("root@10.213.0.1:/data fuse.sshfs") && mounted.contains(marker), name + " /data:\n" + mounted);
         }
         assertChronySynchronised(nodes);
@@ -246,7 +247,7 @@ class ClusterBringupIT {
             // iburst: a handful of seconds; the server is one hop away on the bridge.
             Result sources = null;
             for (int attempt = 0; attempt < 60; attempt++) {
-                sources = TestCluster.inNode(k, "chronyc -n sources; chronyc -n tracking");
+                sources = SiteCluster.inNode(k, "chronyc -n sources; chronyc -n tracking");
                 if (Pattern.compile("(?m)^\\^\\* 10\\.213\\.0\\.1 ").matcher(sources.output()).find()
                         && sources.output().contains("Reference ID    : 0AD50001 (10.213.0.1)")) {
                     break;
@@ -260,7 +261,7 @@ class ClusterBringupIT {
     private void assertSameImageDigest(List<Integer> nodes) throws Exception {
         Set<String> digests = new LinkedHashSet<>();
         for (int k : nodes) {
-            String digest = TestCluster.inNode(k, "podman image inspect --format '{{.Digest}}' 10.213.0.1:5000/train:latest")
+            String digest = SiteCluster.inNode(k, "podman image inspect --format '{{.Digest}}' 10.213.0.1:5000/train:latest")
                     .expectSuccess(node(k) + " image inspect").output().strip();
             assertTrue(digest.startsWith("sha256:"), node(k) + ": " + digest);
             digests.add(digest);
@@ -272,7 +273,7 @@ class ClusterBringupIT {
     private Map<Integer, String> nodeStates() throws Exception {
         Map<Integer, String> states = new LinkedHashMap<>();
         for (int k = 1; k <= NODES; k++) {
-            states.put(k, TestCluster.inNode(k, "cd / && find etc root -xdev -newer etc/hostname \\( -type f -o -type d \\) -printf '%p %m %u\\n' 2>/dev/null | sort;"
+            states.put(k, SiteCluster.inNode(k, "cd / && find etc root -xdev -newer etc/hostname \\( -type f -o -type d \\) -printf '%p %m %u\\n' 2>/dev/null | sort;"
                     + " find etc root -xdev -newer etc/hostname -type f -print0 | sort -z | xargs -0 -r sha256sum; grep ' /data ' /proc/mounts")
                     .output());
         }

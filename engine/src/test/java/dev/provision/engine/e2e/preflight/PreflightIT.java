@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.provision.engine.e2e.SiteCluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.provision.engine.e2e.preflight.TestCluster.Result;
+import dev.provision.engine.e2e.SiteCluster.Result;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +55,7 @@ class PreflightIT {
 
     /** Inventory, controller known_hosts, cluster key, JSON reports; made in {@code @BeforeAll}. */
     private Path tmp;
-    private TestCluster.Lock lock;
+    private SiteCluster.Lock lock;
     private Path inventory;
     private Path knownHosts;
     private boolean clusterStarted;
@@ -63,16 +64,16 @@ class PreflightIT {
     void bringUpTheCluster() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")),
                 "PreflightIT needs root (namespaces, mounts, services on the bridge); skipped");
-        List<String> missing = TOOLS.stream().filter(t -> !TestCluster.onPath(t)).toList();
+        List<String> missing = TOOLS.stream().filter(t -> !SiteCluster.onPath(t)).toList();
         assumeTrue(missing.isEmpty(), "PreflightIT skipped: missing " + missing + "; run .ci/install-deps");
         tmp = Files.createTempDirectory("provision-preflight-it");
-        lock = new TestCluster.Lock();
+        lock = new SiteCluster.Lock();
         clusterStarted = true;
-        TestCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
-        TestCluster.services("start").expectSuccess("testcluster/services start");
+        SiteCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
+        SiteCluster.services("start").expectSuccess("testcluster/services start");
         inventory = writeInventory();
         knownHosts = tmp.resolve("controller_known_hosts");
-        Result bringUp = TestCluster.provision(knownHosts, "-i", inventory.toString(), "playbooks/cluster.yml");
+        Result bringUp = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "playbooks/cluster.yml");
         assertEquals(0, bringUp.exitCode(), "cluster.yml must converge before pre-flight means anything:\n" + bringUp.output());
         waitForChronySync();
     }
@@ -81,8 +82,8 @@ class PreflightIT {
     void stopEverything() throws Exception {
         try {
             if (clusterStarted) {
-                TestCluster.services("stop");
-                TestCluster.cluster("stop");
+                SiteCluster.services("stop");
+                SiteCluster.cluster("stop");
             }
         } finally {
             if (lock != null) {
@@ -199,17 +200,17 @@ class PreflightIT {
     /** Each fault as a sysadmin could cause it, through the node's own tools (no SSH involved). */
     private void plantFaults() throws Exception {
         // Another build under the training image's name: a one-file rootfs imported and tagged.
-        TestCluster.inNode(2, "set -e; d=$(mktemp -d); echo 'not the training image' > $d/README; "
+        SiteCluster.inNode(2, "set -e; d=$(mktemp -d); echo 'not the training image' > $d/README; "
                 + "tar -C $d -cf $d.tar README; podman import --quiet $d.tar " + TRAIN_IMAGE + " >/dev/null")
                 .expectSuccess("node02: another image as " + TRAIN_IMAGE);
-        TestCluster.inNode(3, "umount /data").expectSuccess("node03: umount /data");
+        SiteCluster.inNode(3, "umount /data").expectSuccess("node03: umount /data");
         // The cluster key no longer opens node04; the controller's own key (the test cluster's client key) still does.
-        TestCluster.inNode(4, "set -e; grep -q ' provision-cluster$' /root/.ssh/authorized_keys; "
+        SiteCluster.inNode(4, "set -e; grep -q ' provision-cluster$' /root/.ssh/authorized_keys; "
                 + "sed -i '/ provision-cluster$/d' /root/.ssh/authorized_keys").expectSuccess("node04: drop the cluster key");
-        TestCluster.inNode(5, "set -e; f=/etc/security/limits.d/90-provision-cluster.conf; grep -q ' nofile ' $f; "
+        SiteCluster.inNode(5, "set -e; f=/etc/security/limits.d/90-provision-cluster.conf; grep -q ' nofile ' $f; "
                 + "sed -i -E 's/^(.*[[:space:]]nofile[[:space:]]+)[0-9]+/\\11024/' $f; ! grep -q " + NOFILE + " $f")
                 .expectSuccess("node05: nofile 1024 in limits.d");
-        TestCluster.inNode(6, "/etc/init.d/chrony stop; ! chronyc -n tracking >/dev/null 2>&1")
+        SiteCluster.inNode(6, "/etc/init.d/chrony stop; ! chronyc -n tracking >/dev/null 2>&1")
                 .expectSuccess("node06: stop chronyd");
     }
 
@@ -220,7 +221,7 @@ class PreflightIT {
                 "-e", "min_nofile=" + NOFILE, "-e", "min_memlock=" + MEMLOCK_KIB,
                 "--json", json.toString()));
         args.addAll(List.of(more));
-        return TestCluster.provision(knownHosts, args.toArray(String[]::new));
+        return SiteCluster.provision(knownHosts, args.toArray(String[]::new));
     }
 
     /** The bring-up test inventory: its group_vars plus the services' addresses and keys. */
@@ -228,12 +229,12 @@ class PreflightIT {
         Path dir = tmp.resolve("inventory");
         Files.createDirectories(dir.resolve("group_vars"));
         Path file = dir.resolve("inventory.yml");
-        Files.copy(TestCluster.INVENTORY, file);
+        Files.copy(SiteCluster.INVENTORY, file);
         String testVars;
         try (InputStream in = getClass().getResourceAsStream("/e2e/bringup/gpu.yml")) {
             testVars = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        String serviceVars = TestCluster.services("vars").expectSuccess("testcluster/services vars").output();
+        String serviceVars = SiteCluster.services("vars").expectSuccess("testcluster/services vars").output();
         Files.writeString(dir.resolve("group_vars/gpu.yml"), testVars + "\n# from testcluster/services vars\n" + serviceVars
                 + "cluster_key_dir: " + tmp.resolve("cluster-key") + "\n");
         return file;
@@ -244,7 +245,7 @@ class PreflightIT {
         for (int k = 1; k <= NODES; k++) {
             Result tracking = null;
             for (int attempt = 0; attempt < 60; attempt++) {
-                tracking = TestCluster.inNode(k, "chronyc -n tracking");
+                tracking = SiteCluster.inNode(k, "chronyc -n tracking");
                 if (tracking.output().contains("Reference ID    : 0AD50001 (10.213.0.1)")
                         && tracking.output().contains("Leap status     : Normal")) {
                     break;
@@ -256,7 +257,7 @@ class PreflightIT {
     }
 
     private String digest(int k) throws Exception {
-        return TestCluster.inNode(k, "podman image inspect --format '{{.Digest}}' " + TRAIN_IMAGE)
+        return SiteCluster.inNode(k, "podman image inspect --format '{{.Digest}}' " + TRAIN_IMAGE)
                 .expectSuccess(node(k) + " image inspect").output().strip();
     }
 
@@ -267,7 +268,7 @@ class PreflightIT {
     private Map<Integer, String> nodeStates() throws Exception {
         Map<Integer, String> states = new LinkedHashMap<>();
         for (int k = 1; k <= NODES; k++) {
-            states.put(k, TestCluster.inNode(k, "cd / && find etc root var/lib/containers -xdev -newer etc/hostname ! -name '*.lock'"
+            states.put(k, SiteCluster.inNode(k, "cd / && find etc root var/lib/containers -xdev -newer etc/hostname ! -name '*.lock'"
                     + " \\( -type f -o -type d \\) -printf '%p %m %u %s %T@\\n' 2>/dev/null | sort;"
                     + " grep ' /data ' /proc/mounts; chronyc -n tracking | grep '^Reference ID';"
                     + " podman images --format '{{.ID}} {{.Digest}} {{.Names}}'").output());

@@ -3,8 +3,9 @@ package dev.provision.engine.e2e.preflight;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.provision.engine.e2e.SiteCluster;
 import dev.provision.engine.e2e.preflight.PreflightIT.Report;
-import dev.provision.engine.e2e.preflight.TestCluster.Result;
+import dev.provision.engine.e2e.SiteCluster.Result;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,7 +25,7 @@ class PreflightVariablesIT {
     void storageCheckDefaultsToTheBringUpsSharedStoragePath() throws Exception {
         Path shared = Files.createDirectory(tmp.resolve("scratch"));
         Path json = tmp.resolve("report.json");
-        Result run = TestCluster.run(Map.of(), List.of(TestCluster.REPO.resolve("provision").toString(), "-i", "localhost,",
+        Result run = SiteCluster.run(Map.of(), List.of(SiteCluster.REPO.resolve("provision").toString(), "-i", "localhost,",
                 "playbooks/preflight.yml", "-e", "preflight_checks=storage", "-e", "shared_storage_path=" + shared,
                 "--json", json.toString()), 5);
         // A plain directory is not a mount: the check fails, and says which path it expected.
@@ -38,7 +39,7 @@ class PreflightVariablesIT {
     void memlockExpectationComesFromMinMemlock() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "limits_check opens a login session with runuser: needs root");
         Path json = tmp.resolve("report.json");
-        Result run = TestCluster.run(Map.of(), List.of(TestCluster.REPO.resolve("provision").toString(), "-i", "localhost,",
+        Result run = SiteCluster.run(Map.of(), List.of(SiteCluster.REPO.resolve("provision").toString(), "-i", "localhost,",
                 "playbooks/preflight.yml", "-e", "preflight_checks=limits", "-e", "min_nofile=1", "-e", "min_memlock=64",
                 "--json", json.toString()), 5);
         Report report = Report.read(json);

@@ -1,4 +1,4 @@
-package dev.provision.engine.e2e.preflight;
+package dev.provision.engine.e2e;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -13,19 +13,18 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The namespace test cluster, its host-side services and the real {@code ./provision} launcher, as the
- * pre-flight test drives them: every call is a process, output and exit status kept. A copy of the
- * bring-up test's helper (package-private there); the e2e packages could share one.
+ * bring-up and pre-flight tests drive them: every call is a process, output and exit status kept.
  */
-final class TestCluster {
-    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-    static final Path SCRIPT = REPO.resolve("testcluster/provision-testcluster");
-    static final Path SERVICES = REPO.resolve("testcluster/services");
-    static final Path INVENTORY = Path.of("/var/lib/provision-testcluster/inventory.yml");
+public final class SiteCluster {
+    public static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+    public static final Path SCRIPT = REPO.resolve("testcluster/provision-testcluster");
+    public static final Path SERVICES = REPO.resolve("testcluster/services");
+    public static final Path INVENTORY = Path.of("/var/lib/provision-testcluster/inventory.yml");
     /** Shared by every helper on this machine; see testcluster/README.md. */
-    static final Path USE_LOCK = Path.of("/run/provision-testcluster.use.lock");
+    public static final Path USE_LOCK = Path.of("/run/provision-testcluster.use.lock");
 
-    record Result(int exitCode, String output) {
-        Result expectSuccess(String what) {
+    public record Result(int exitCode, String output) {
+        public Result expectSuccess(String what) {
             if (exitCode != 0) {
                 throw new AssertionError(what + " exited " + exitCode + ":\n" + output);
             }
@@ -33,10 +32,10 @@ final class TestCluster {
         }
     }
 
-    private TestCluster() {
+    private SiteCluster() {
     }
 
-    static Result run(Map<String, String> env, List<String> command, long timeoutMinutes) throws IOException, InterruptedException {
+    public static Result run(Map<String, String> env, List<String> command, long timeoutMinutes) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true);
         pb.environment().put("NO_COLOR", "1");
         pb.environment().putAll(env);
@@ -50,30 +49,30 @@ final class TestCluster {
         return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
     }
 
-    static Result cluster(String... args) throws IOException, InterruptedException {
+    public static Result cluster(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(SCRIPT.toString()));
         cmd.addAll(List.of(args));
         return run(Map.of("PVTC_HOST_KEY_TYPES", "ed25519 ecdsa"), cmd, 5);
     }
 
-    static Result services(String... args) throws IOException, InterruptedException {
+    public static Result services(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(SERVICES.toString()));
         cmd.addAll(List.of(args));
         return run(Map.of(), cmd, 5);
     }
 
     /** {@code script} run by bash inside node {@code k}'s namespaces (no SSH involved). */
-    static Result inNode(int k, String script) throws IOException, InterruptedException {
+    public static Result inNode(int k, String script) throws IOException, InterruptedException {
         return run(Map.of(), List.of(SCRIPT.toString(), "exec", String.valueOf(k), "bash", "-c", script), 5);
     }
 
-    static Result provision(Path knownHosts, String... args) throws IOException, InterruptedException {
+    public static Result provision(Path knownHosts, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(REPO.resolve("provision").toString()));
         cmd.addAll(List.of(args));
         return run(Map.of("PROVISION_KNOWN_HOSTS", knownHosts.toString()), cmd, 10);
     }
 
-    static boolean onPath(String tool) {
+    public static boolean onPath(String tool) {
         if (tool.startsWith("/")) {
             return Files.isExecutable(Path.of(tool));
         }
@@ -90,10 +89,10 @@ final class TestCluster {
      * {@link #USE_LOCK} (flock(2) locks; a Java FileChannel lock is an fcntl lock, which flock(1)
      * holders would not see). The lock is held until {@link #close}.
      */
-    static final class Lock implements AutoCloseable {
+    public static final class Lock implements AutoCloseable {
         private final Process holder;
 
-        Lock() throws IOException {
+        public Lock() throws IOException {
             // flock runs "echo; cat" once it holds the lock: the line says "held", and cat keeps
             // the lock until we close its stdin.
             holder = new ProcessBuilder("flock", USE_LOCK.toString(), "sh", "-c", "echo held; exec cat >/dev/null")

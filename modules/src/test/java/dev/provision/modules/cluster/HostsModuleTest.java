@@ -82,10 +82,7 @@ class HostsModuleTest {
     @MethodSource("plannedCases")
     void plansNothingOnceThePlanIsApplied(String name, String hosts, Map<String, Object> args, Expect expect) throws Exception {
         FakeHost host = new FakeHost().file("/etc/hosts", hosts);
-        FakeContext context = new FakeContext(host, controller);
-        host.apply(module.plan(module.params().validate(args), context));
-        Plan again = module.plan(module.params().validate(args), context);
-        assertTrue(again.isEmpty(), () -> "still planned: " + Expect.describe(again));
+        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
     }
 
     /** Variables as the engine gives them: groups, and hostvars with inventory vars and facts. */

@@ -111,10 +111,7 @@ class LimitsModuleTest {
     @ParameterizedTest(name = "[{index}] {0}")
     @MethodSource("plannedCases")
     void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        FakeContext context = new FakeContext(host, controller);
-        host.apply(module.plan(module.params().validate(args), context));
-        Plan again = module.plan(module.params().validate(args), context);
-        assertTrue(again.isEmpty(), () -> "still planned: " + Expect.describe(again));
+        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
     }
 
     @Test

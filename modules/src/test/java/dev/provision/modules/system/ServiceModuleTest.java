@@ -5,7 +5,6 @@ import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.testing.Args;
@@ -170,10 +169,7 @@ class ServiceModuleTest {
     @ParameterizedTest(name = "[{index}] {0}")
     @MethodSource("plannedCases")
     void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        FakeContext context = new FakeContext(host, controller);
-        host.apply(module.plan(module.params().validate(args), context));
-        Plan again = module.plan(module.params().validate(args), context);
-        assertTrue(again.isEmpty(), () -> "still planned: " + Expect.describe(again));
+        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
     }
 
     @Test

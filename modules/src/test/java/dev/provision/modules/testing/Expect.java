@@ -72,6 +72,13 @@ public sealed interface Expect {
     }
 
     /** Every command of the plan as a short line, e.g. {@code put /x [0600 root -] "a\n"}. */
+    /** Applies the plan {@code args} give to the fake host, then asserts that planning again plans nothing. */
+    static void checkIdempotent(TaskModule module, TaskContext context, Map<String, Object> args, FakeHost host) throws Exception {
+        host.apply(module.plan(module.params().validate(args), context));
+        Plan again = module.plan(module.params().validate(args), context);
+        assertTrue(again.isEmpty(), () -> "still planned: " + describe(again));
+    }
+
     static List<String> describe(Plan plan) {
         List<String> lines = new ArrayList<>();
         for (Change change : plan.changes()) {

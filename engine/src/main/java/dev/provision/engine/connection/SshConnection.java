@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,13 +17,15 @@ import net.schmizz.sshj.connection.channel.direct.Session;
 import net.schmizz.sshj.connection.channel.direct.Signal;
 
 /**
- * One host over SSH: a single authenticated sshj client kept for the whole run; every command is a
- * new session channel on it, so calls may run concurrently (at most {@value #MAX_SESSIONS} at once,
- * below OpenSSH's default {@code MaxSessions 10}; further calls wait their turn). Standard input is
- * written then closed (end of file), both outputs are read concurrently, and the exit status is
- * returned. When the time limit passes, the remote command and its descendants are killed (see
- * {@link #kill}; under become, processes of another user are out of the login user's reach and
- * only get hung up on) and the call fails.
+ * One host over SSH: a single authenticated sshj client kept for the whole run. Commands run in
+ * long-lived remote shells on it ({@link RemoteShell}: no sshd session and login shell per command),
+ * one command per shell at a time, so calls may run concurrently (at most {@value #MAX_SESSIONS} at
+ * once, below OpenSSH's default {@code MaxSessions 10}; further calls wait their turn). Where such a
+ * shell cannot start (no {@code setsid} or {@code base64} on the host), every command gets a session
+ * channel of its own instead, as plain {@code ssh host command} would. Standard input reaches the
+ * command whole and then ends, both outputs are returned with the exit status. When the time limit
+ * passes, the remote command and its descendants are killed (under become, processes of another
+ * user are out of the login user's reach and only get hung up on) and the call fails.
  *
  * <p>Opened by {@link SshConnectionFactory}; closing disconnects (twice is harmless). A broken
  * connection makes every later call fail with {@link UnreachableException}.
@@ -30,6 +33,7 @@ import net.schmizz.sshj.connection.channel.direct.Signal;
 public final class SshConnection implements Connection {
     static final int MAX_SESSIONS = 8;
     private static final int KILL_TIMEOUT_SECONDS = 10;
+    private static final long SHELL_START_MILLIS = 30_000;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String hostName;
@@ -38,6 +42,8 @@ public final class SshConnection implements Connection {
     private final PublicKey hostKey;
     private final Semaphore sessions = new Semaphore(MAX_SESSIONS, true);
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ConcurrentLinkedDeque<RemoteShell> idleShells = new ConcurrentLinkedDeque<>();
+    private volatile boolean shellsWork = true;
 
     SshConnection(String hostName, String destination, SSHClient client, PublicKey hostKey) {
         this.hostName = requireNonNull(hostName, "hostName cannot be null");
@@ -72,16 +78,96 @@ public final class SshConnection implements Connection {
             throw new ConnectionException("interrupted while waiting to run a command on " + hostName, e);
         }
         try {
-            return run(request, deadline);
+            RemoteShell shell = shellsWork ? shell() : null;
+            return shell != null ? runInShell(shell, request, deadline) : runInOwnChannel(request, deadline);
         } finally {
             sessions.release();
         }
     }
 
-    private ExecResult run(ExecRequest request, long deadline) throws ConnectionException {
+    /** An idle shell, or a new one; null where shells cannot start on this host (then never tried again). */
+    private RemoteShell shell() throws ConnectionException {
+        for (RemoteShell shell; (shell = idleShells.pollFirst()) != null; ) {
+            if (shell.isOpen()) {
+                return shell;
+            }
+            shell.close();
+        }
+        requireConnected();
+        try {
+            return RemoteShell.start(client, SHELL_START_MILLIS);
+        } catch (IOException e) {
+            if (!client.isConnected()) {
+                throw new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
+            }
+            shellsWork = false;
+            return null;
+        }
+    }
+
+    private ExecResult runInShell(RemoteShell shell, ExecRequest request, long deadline) throws ConnectionException {
+        AtomicBoolean timedOut = new AtomicBoolean();
+        boolean reusable = false;
+        Thread watchdog = null;
+        try {
+            long group = shell.submit(request);
+            watchdog = Thread.ofVirtual().name("provision-timeout").start(() -> {
+                try {
+                    TimeUnit.NANOSECONDS.sleep(remainingNanos(deadline));
+                    timedOut.set(true);
+                    killGroup(group);
+                    TimeUnit.SECONDS.sleep(KILL_TIMEOUT_SECONDS);
+                    shell.close(); // the kill could not reach it (become): hang up on it
+                } catch (InterruptedException e) {
+                    // the command ended in time (or was killed and its end read)
+                }
+            });
+            ExecResult result = shell.result();
+            watchdog.interrupt();
+            if (timedOut.get()) {
+                throw timedOut(request);
+            }
+            reusable = true;
+            return result;
+        } catch (IOException e) {
+            if (timedOut.get()) {
+                throw timedOut(request);
+            }
+            if (!client.isConnected()) {
+                throw new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
+            }
+            throw new ConnectionException("ssh: running a command on " + hostName + " failed: " + SshErrors.reason(e), e);
+        } finally {
+            if (watchdog != null) {
+                watchdog.interrupt();
+            }
+            if (reusable) {
+                idleShells.offerFirst(shell);
+            } else {
+                shell.closeInBackground();
+            }
+        }
+    }
+
+    /** Kills a process group that {@link RemoteShell} started, from a channel of its own. */
+    private void killGroup(long group) {
+        String killer = "kill -KILL -- -" + group + " 2>/dev/null || kill -KILL " + group + " 2>/dev/null; :";
+        try (Session session = client.startSession()) {
+            session.exec(killer).join(KILL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            // Best effort: the shell is hung up on after the grace time.
+        }
+    }
+
+    private void requireConnected() throws UnreachableException {
         if (!client.isConnected() || !client.isAuthenticated()) {
             throw new UnreachableException("ssh: connection to " + destination + " was lost");
         }
+    }
+
+    /** A session channel for this one command: the way when remote shells cannot start. */
+    private ExecResult runInOwnChannel(ExecRequest request, long deadline) throws ConnectionException {
+        requireConnected();
         Session session = null;
         boolean timedOut = false;
         try {

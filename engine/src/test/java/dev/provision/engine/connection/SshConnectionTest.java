@@ -75,4 +75,21 @@ class SshConnectionTest extends ConnectionContract {
         assertEquals(128 + 15, result.exitCode());
         assertTrue(result.stdoutText().isEmpty());
     }
+
+    @Test
+    void runsConsecutiveCommandsInOneLongLivedShellNotAnSshdSessionEach() throws Exception {
+        String first = run("echo $PPID; tr '\\0' ' ' </proc/$PPID/cmdline");
+        String second = run("echo $PPID");
+        assertEquals(first.lines().findFirst().orElseThrow(), second.strip(), "the same shell started both");
+        assertTrue(first.contains("/bin/sh -s"), first);
+    }
+
+    @Test
+    void returnsWhenTheCommandEndsEvenIfItLeftAChildRunning() throws Exception {
+        long start = System.nanoTime();
+        ExecResult result = connection.exec(ExecRequest.shell("sleep 20 & echo started"));
+        assertEquals("started\n", result.stdoutText());
+        assertTrue(java.time.Duration.ofNanos(System.nanoTime() - start).toSeconds() < 10, "did not wait for the child");
+        assertEquals("next\n", run("echo next"), "the shell serves the next command");
+    }
 }

@@ -1,0 +1,203 @@
+package dev.provision.engine.connection;
+
+import dev.provision.modules.text.ShellWords;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.concurrent.TimeUnit;
+import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.connection.channel.direct.Session;
+
+/**
+ * One long-lived {@code /bin/sh} on a host that runs the connection's commands one after another,
+ * so that a command costs a few forks on the node instead of an sshd session (fork, PAM, the login
+ * shell and its rc files) per command: the difference between provision and one shell script per
+ * node over plain ssh.
+ *
+ * <p>The shell reads its script from the channel's standard input; each command is one chunk of
+ * script that never reads that stream itself: the command line travels as one quoted word and is
+ * run as {@code setsid /bin/sh -c WORD} (its own process group, so a timeout can kill it with its
+ * descendants), its standard input is a file (decoded from a here-document) or {@code /dev/null},
+ * and its outputs go to files. The shell answers on standard output with lines this class parses
+ * and the two outputs by length, so nothing a command prints can be taken for framing:
+ * <pre>
+ *   P pid                      the command started (its process group id)
+ *   R status stdoutBytes stderrBytes
+ *   stdout bytes, then stderr bytes
+ * </pre>
+ * Not thread-safe: {@link SshConnection} lends each shell to one call at a time.
+ */
+final class RemoteShell implements AutoCloseable {
+    /** Defines {@code __pv} and answers {@code READY}; exits (no READY) where a tool it needs is missing. */
+    private static final String PRELUDE = """
+            command -v setsid >/dev/null 2>&1 && command -v base64 >/dev/null 2>&1 || exit 3
+            __pv_d=$(mktemp -d /tmp/provision.XXXXXXXX) || exit 3
+            trap 'rm -rf "$__pv_d"' EXIT
+            __pv() {
+              setsid /bin/sh -c "$1" <"$2" >"$__pv_d/o" 2>"$__pv_d/e" &
+              echo "P $!"
+              wait "$!"
+              __pv_s=$?
+              [ "$2" = /dev/null ] || rm -f -- "$2"
+              set -- $(wc -c "$__pv_d/o" "$__pv_d/e")
+              echo "R $__pv_s $1 $3"
+              [ "$1$3" = 00 ] || cat -- "$__pv_d/o" "$__pv_d/e"
+            }
+            echo READY
+            """;
+    private static final String HERE_DOC_END = "__PROVISION_STDIN_END__";
+    private static final int MAX_LINE = 4096;
+
+    private final Session session;
+    private final Session.Command shell;
+    private final OutputStream script;
+    private final InputStream answers;
+
+    private RemoteShell(Session session, Session.Command shell) {
+        this.session = session;
+        this.shell = shell;
+        this.script = shell.getOutputStream();
+        this.answers = new BufferedInputStream(shell.getInputStream(), 64 * 1024);
+        // What the shell itself says on stderr (nothing, normally) must not fill the channel's window.
+        Thread.ofVirtual().name("provision-shell-stderr").start(() -> {
+            try (InputStream err = shell.getErrorStream()) {
+                err.transferTo(OutputStream.nullOutputStream());
+            } catch (IOException e) {
+                // The shell is gone; its caller finds out from the next read.
+            }
+        });
+    }
+
+    /**
+     * Starts a shell on a new session channel of {@code client}.
+     *
+     * @throws IOException when the channel cannot be opened or the shell does not answer READY (a
+     *                     host without {@code setsid}, {@code base64} or a writable {@code /tmp})
+     */
+    static RemoteShell start(SSHClient client, long timeoutMillis) throws IOException {
+        Session session = client.startSession();
+        RemoteShell remote = null;
+        try {
+            Session.Command command = session.exec("exec /bin/sh -s");
+            remote = new RemoteShell(session, command);
+            RemoteShell starting = remote;
+            Thread watchdog = Thread.ofVirtual().name("provision-shell-start").start(() -> {
+                try {
+                    Thread.sleep(timeoutMillis);
+                    starting.close(); // a shell that hangs in its start-up: give up on it
+                } catch (InterruptedException e) {
+                    // started in time
+                }
+            });
+            try {
+                remote.send(PRELUDE);
+                // A login script may print a banner even for a command; skip it.
+                for (int lines = 0; !remote.line().equals("READY"); lines++) {
+                    if (lines > 200) {
+                        throw new IOException("the remote shell did not start");
+                    }
+                }
+            } finally {
+                watchdog.interrupt();
+            }
+            return remote;
+        } catch (IOException | RuntimeException e) {
+            if (remote != null) {
+                remote.close();
+            } else {
+                session.close();
+            }
+            throw e;
+        }
+    }
+
+    /** Sends {@code request} and returns the process group id of the started command. */
+    long submit(ExecRequest request) throws IOException {
+        StringBuilder chunk = new StringBuilder();
+        byte[] stdin = request.stdin();
+        String input = "/dev/null";
+        if (stdin.length > 0) {
+            chunk.append("base64 -d >\"$__pv_d/i\" <<'").append(HERE_DOC_END).append("'\n")
+                    .append(Base64.getMimeEncoder(76, new byte[] {'\n'}).encodeToString(stdin))
+                    .append('\n').append(HERE_DOC_END).append('\n');
+            input = "\"$__pv_d/i\"";
+        }
+        chunk.append("__pv ").append(ShellWords.quote(request.commandLine())).append(' ').append(input).append('\n');
+        send(chunk.toString());
+        String started = line();
+        if (!started.startsWith("P ")) {
+            throw new IOException("unexpected answer from the remote shell: " + started);
+        }
+        return Long.parseLong(started.substring(2).strip());
+    }
+
+    /** Waits for the command sent by {@link #submit} to end and returns its status and outputs. */
+    ExecResult result() throws IOException {
+        String[] header = line().split(" ");
+        if (header.length != 4 || !header[0].equals("R")) {
+            throw new IOException("unexpected answer from the remote shell: " + String.join(" ", header));
+        }
+        int status = Integer.parseInt(header[1]);
+        byte[] stdout = exactly(Integer.parseInt(header[2]));
+        byte[] stderr = exactly(Integer.parseInt(header[3]));
+        return new ExecResult(status, stdout, stderr);
+    }
+
+    boolean isOpen() {
+        return shell.isOpen();
+    }
+
+    @Override
+    public void close() {
+        try {
+            session.close();
+        } catch (IOException e) {
+            // The channel is gone either way.
+        }
+    }
+
+    /** Closes without waiting for the server's reply (used when a killed command may linger). */
+    void closeInBackground() {
+        Thread.ofVirtual().name("provision-shell-close").start(this::close);
+    }
+
+    /** Waits for the shell to exit after its input ended; for tests and orderly shutdown. */
+    void awaitExit(long millis) throws IOException {
+        shell.join(millis, TimeUnit.MILLISECONDS);
+    }
+
+    private void send(String text) throws IOException {
+        script.write(text.getBytes(StandardCharsets.UTF_8));
+        script.flush();
+    }
+
+    private String line() throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        while (true) {
+            int b = answers.read();
+            if (b < 0) {
+                throw new EOFException("the remote shell ended");
+            }
+            if (b == '\n') {
+                return line.toString(StandardCharsets.UTF_8);
+            }
+            if (line.size() >= MAX_LINE) {
+                throw new IOException("unexpected answer from the remote shell");
+            }
+            line.write(b);
+        }
+    }
+
+    private byte[] exactly(int length) throws IOException {
+        byte[] bytes = answers.readNBytes(length);
+        if (bytes.length != length) {
+            throw new EOFException("the remote shell ended");
+        }
+        return bytes;
+    }
+}

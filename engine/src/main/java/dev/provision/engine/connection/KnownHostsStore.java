@@ -65,6 +65,8 @@ public final class KnownHostsStore {
     private final Map<String, PublicKey> verified = new HashMap<>();
     private final Set<String> changedKeyHosts = new LinkedHashSet<>();
     private List<Line> lines;
+    /** knownHostLines by host id: read for every host by every host's ssh_known_hosts task (N² a task). */
+    private final Map<String, List<String>> hostLines = new HashMap<>();
 
     /**
      * @param file the known-hosts file; need not exist yet
@@ -103,6 +105,7 @@ public final class KnownHostsStore {
         requireNonNull(host, "host cannot be null");
         requireNonNull(address, "address cannot be null");
         requireNonNull(key, "key cannot be null");
+        hostLines.clear();
         List<Entry> known = entriesFor(loaded(), host, address, port);
         byte[] offered = blob(key);
         if (known.stream().anyMatch(e -> Arrays.equals(e.blob(), offered))) {
@@ -160,6 +163,10 @@ public final class KnownHostsStore {
      * into the nodes' {@code ssh_known_hosts}, "host keys as the controller verified them".
      */
     public synchronized List<String> knownHostLines(String host, int port) {
+        return hostLines.computeIfAbsent(id(host, port), id -> recordedLines(host, port));
+    }
+
+    private List<String> recordedLines(String host, int port) {
         Set<String> result = new LinkedHashSet<>();
         PublicKey inThisRun = verified.get(id(host, port));
         if (inThisRun != null) {
@@ -250,6 +257,7 @@ public final class KnownHostsStore {
         List<Line> updated = change.apply(readFile());
         writeFile(updated);
         lines = updated;
+        hostLines.clear();
     }
 
     private List<Line> readFile() throws UnreachableException {

@@ -28,6 +28,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -323,15 +324,137 @@ public final class Executor {
         }
 
         private void runNodes(List<TaskNode> nodes, List<HostState> scope) {
-            for (TaskNode node : nodes) {
+            for (int i = 0; i < nodes.size(); ) {
                 List<HostState> active = scope.stream().filter(HostState::active).toList();
                 if (active.isEmpty() || aborted) {
                     return;
                 }
-                switch (node) {
+                int end = runAheadEnd(nodes, i, active);
+                if (end > i + 1) {
+                    runAhead(nodes.subList(i, end).stream().map(Task.class::cast).toList(), active);
+                    i = end;
+                    continue;
+                }
+                switch (nodes.get(i)) {
                     case Task t -> runTask(t, active, false);
                     case Block b -> runBlock(b, active);
                 }
+                i++;
+            }
+        }
+
+        /**
+         * The end of the tasks from {@code i} on that the hosts may go through without waiting for
+         * each other at every task: consecutive tasks of host-local modules ({@link
+         * dev.provision.modules.spi.TaskModule#isHostLocal}), none of which compares or joins hosts
+         * ({@code run_once}, {@code delegate_to}, fleet checks). Any other task starts when every
+         * host has finished the ones before it; blocks, handlers and {@code serial} batches keep
+         * their points; a play with a failure threshold (judged after every task) never runs ahead,
+         * nor do more hosts than {@code forks} (a host waiting on another must not hold the fork
+         * that one needs).
+         */
+        private int runAheadEnd(List<TaskNode> nodes, int i, List<HostState> active) {
+            if (active.size() < 2 || active.size() > options.forks()
+                    || ctx.play.anyErrorsFatal() || ctx.play.maxFailPercentage().isPresent()) {
+                return i;
+            }
+            int end = i;
+            while (end < nodes.size() && nodes.get(end) instanceof Task t && mayRunAhead(t)) {
+                end++;
+            }
+            return end;
+        }
+
+        /** A task of a host-local module, on its own host, that neither joins nor compares hosts. */
+        private boolean mayRunAhead(Task task) {
+            return !task.runOnce() && task.delegateTo().isEmpty() && !isFleetStep(task)
+                    && modules.module(task.module()).orElseThrow().isHostLocal();
+        }
+
+        private boolean isFleetStep(Task task) {
+            return task.loop().isEmpty() && modules.module(task.module()).orElseThrow() instanceof FleetCheck;
+        }
+
+        /**
+         * Runs {@code tasks} with every host going on to its next task as soon as it is done with
+         * one (no barrier across hosts), while results are still reported task by task, in host
+         * order, exactly as the linear strategy reports them. A host that fails or becomes
+         * unreachable stops, as it would drop out of the linear strategy's next task.
+         */
+        private void runAhead(List<Task> tasks, List<HostState> active) {
+            List<Task> selected = tasks.stream().filter(t -> selectedByTags(t) && start.open(t)).toList();
+            if (selected.size() < 2) {
+                selected.forEach(t -> runTask(t, active, false));
+                return;
+            }
+            List<Map<HostState, CompletableFuture<TaskResult>>> results = new ArrayList<>();
+            for (int k = 0; k < selected.size(); k++) {
+                Map<HostState, CompletableFuture<TaskResult>> byHost = new LinkedHashMap<>();
+                active.forEach(h -> byHost.put(h, new CompletableFuture<>()));
+                results.add(byHost);
+            }
+            RunAhead progress = new RunAhead(active.stream().map(HostState::name).collect(java.util.stream.Collectors.toSet()));
+            ctx.runAhead(progress);
+            try {
+                for (HostState h : active) {
+                    pool.submit(() -> runAheadOn(h, selected, results, progress));
+                }
+                for (int k = 0; k < selected.size(); k++) {
+                    Task task = selected.get(k);
+                    Map<HostState, TaskResult> taskResults = new LinkedHashMap<>();
+                    List<HostState> ran = new ArrayList<>();
+                    int done = 0;
+                    for (HostState h : active) {
+                        TaskResult r = results.get(k).get(h).join();
+                        done++;
+                        if (r != null) {
+                            if (ran.isEmpty()) { // as in the linear strategy: no header for a task no host runs
+                                listener.taskStarted(task.displayName(), task.position().toString(), false);
+                            }
+                            taskResults.put(h, r);
+                            ran.add(h);
+                        }
+                        if (!ran.isEmpty()) {
+                            listener.progress(task.displayName(), done, active.size());
+                        }
+                    }
+                    if (!ran.isEmpty()) {
+                        record(task, ran, taskResults);
+                    }
+                }
+            } finally {
+                ctx.runAhead(null);
+            }
+        }
+
+        private void runAheadOn(HostState h, List<Task> tasks, List<Map<HostState, CompletableFuture<TaskResult>>> results,
+                                RunAhead progress) {
+            int k = 0;
+            try {
+                for (; k < tasks.size(); k++) {
+                    progress.starting(h.name(), k);
+                    TaskResult r;
+                    forks.acquireUninterruptibly();
+                    try {
+                        r = runner.run(tasks.get(k), h, false);
+                    } catch (RuntimeException e) {
+                        // a bug in the engine or a module: the host fails with the cause, the run goes on
+                        r = TaskResult.simple(h.name(), TaskStatus.FAILED, "internal error: " + e);
+                    } finally {
+                        forks.release();
+                    }
+                    results.get(k).get(h).complete(r);
+                    progress.finished(h.name(), k);
+                    if (r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE) {
+                        k++;
+                        break;
+                    }
+                }
+            } finally {
+                for (; k < tasks.size(); k++) {
+                    results.get(k).get(h).complete(null); // not run: the host dropped out
+                }
+                progress.stopped(h.name());
             }
         }
 
@@ -370,9 +493,14 @@ public final class Executor {
             } else {
                 results = parallel(task.displayName(), active, h -> runner.run(task, h, handler));
             }
-            if (task.loop().isEmpty() && modules.module(task.module()).orElseThrow() instanceof FleetCheck fleet) {
-                results = fleetStep(task, fleet, results);
+            if (isFleetStep(task)) {
+                results = fleetStep(task, (FleetCheck) modules.module(task.module()).orElseThrow(), results);
             }
+            record(task, active, results);
+        }
+
+        /** Counts and reports a task's results in host order; failures, notifications, thresholds. */
+        private void record(Task task, List<HostState> active, Map<HostState, TaskResult> results) {
             int failures = 0;
             for (HostState h : active) {
                 TaskResult r = results.get(h);

@@ -23,8 +23,10 @@ final class PlayContext {
     final Inventory inventory;
     final RunOptions options;
     final TemplateEngine templates;
-    private final Map<String, Object> hostvars;
+    /** Set while hosts run ahead of each other; {@code hostvars} reads then wait for the host read. */
+    private volatile RunAhead runAhead;
     private final Map<String, Object> hostKeys;
+    private final List<String> playHosts;
     private final FactCache factCache;
     private final java.util.function.BiFunction<String, Map<String, Object>, List<String>> keysOf;
 
@@ -42,18 +44,19 @@ final class PlayContext {
         this.templates = templates;
         this.factCache = factCache;
         this.keysOf = keysOf;
-        this.hostvars = new HostvarsView();
         this.hostKeys = new HostKeysView();
+        this.playHosts = List.copyOf(hosts.keySet());
     }
 
     /** The variables {@code task} sees on {@code host}, in the documented precedence. */
     Map<String, Object> varsFor(Task task, HostState host, Map<String, Object> extraTaskVars) {
+        Map<String, Object> runtime = host.runtimeVars();
         Map<String, Object> magic = new LinkedHashMap<>();
         magic.put("inventory_hostname", host.name());
         magic.put("groups", inventory.groups());
-        magic.put("hostvars", hostvars);
+        magic.put("hostvars", new HostvarsView(host.name()));
         magic.put("host_keys", hostKeys);
-        magic.put("play_hosts", List.copyOf(hosts.keySet()));
+        magic.put("play_hosts", playHosts);
         magic.put("check_mode", options.check());
         magic.put("facts", host.facts());
         Map<String, Object> raw = VarScope.builder()
@@ -64,24 +67,30 @@ final class PlayContext {
                 .layer(task.role().map(r -> r.vars()).orElse(Map.of()))
                 .layer(task.vars())
                 .layer(extraTaskVars)
-                .layer(host.runtimeVars())
+                .layer(runtime)
                 .layer(magic)
                 .layer(options.extraVars())
                 .build()
                 .toMap();
-        return resolve(raw);
+        return resolve(raw, magic, runtime);
     }
 
     /**
      * Variables may refer to other variables ({@code data_dir: "${base}/data"}); render such values
      * against the merged map until nothing changes. A value that cannot be rendered is left out, so a
      * task that uses it fails on an undefined variable, while tasks that do not use it are unharmed.
+     * The engine's own variables ({@code magic}) hold no templates and are never walked: {@code
+     * hostvars}, {@code groups} and {@code host_keys} span the whole inventory, and walking them for
+     * every host and task made a task's cost grow with the cluster (O(N²) per task). Nor are run-time
+     * variables ({@code register}, {@code set_fact}): they were rendered when set, and what a host
+     * printed must never be evaluated as a template.
      */
-    private Map<String, Object> resolve(Map<String, Object> raw) {
+    private Map<String, Object> resolve(Map<String, Object> raw, Map<String, Object> magic, Map<String, Object> runtime) {
         Map<String, Object> vars = new LinkedHashMap<>(raw);
         Set<String> pending = new LinkedHashSet<>();
         for (Map.Entry<String, Object> e : raw.entrySet()) {
-            if (mayHoldTemplate(e.getValue())) {
+            Object value = e.getValue();
+            if (value != magic.get(e.getKey()) && value != runtime.get(e.getKey()) && mayHoldTemplate(value)) {
                 pending.add(e.getKey());
             }
         }
@@ -115,6 +124,10 @@ final class PlayContext {
         return false;
     }
 
+    void runAhead(RunAhead progress) {
+        this.runAhead = progress;
+    }
+
     /**
      * {@code host_keys["node01"]}: the node's host keys as the controller verified or recorded them
      * ({@code ["ssh-ed25519 AAAA..."]}), for every inventory host, so that {@code ssh_known_hosts}
@@ -143,11 +156,22 @@ final class PlayContext {
 
     /**
      * {@code hostvars["node01"]}: another host's inventory vars, run-time vars and facts, read when
-     * asked so that a template always sees the latest facts.
+     * asked so that a template always sees the latest facts. While hosts run ahead of each other, a
+     * read first waits until the host read has caught up with {@code reader}.
      */
     private final class HostvarsView extends AbstractMap<String, Object> {
+        private final String reader;
+
+        HostvarsView(String reader) {
+            this.reader = reader;
+        }
+
         @Override
         public Object get(Object key) {
+            RunAhead progress = runAhead;
+            if (progress != null) {
+                progress.awaitCaughtUp(reader, String.valueOf(key));
+            }
             HostState h = hosts.get(key);
             if (h != null && !h.facts().isEmpty()) {
                 return viewOf(h.host.vars(), h);

@@ -25,7 +25,13 @@ final class RecordingConnectionFactory implements ConnectionFactory {
         }
     }
 
+    /** How a host answers a command; by default exit 0 and {@code "ok"}. */
+    interface Responder {
+        ExecResult answer(String host, String commandLine);
+    }
+
     final List<Call> calls = Collections.synchronizedList(new ArrayList<>());
+    volatile Responder responder = (host, commandLine) -> new ExecResult(0, "ok\n".getBytes(StandardCharsets.UTF_8), new byte[0]);
     final Map<String, Map<String, Object>> opened = Collections.synchronizedMap(new LinkedHashMap<>());
 
     @Override
@@ -40,7 +46,7 @@ final class RecordingConnectionFactory implements ConnectionFactory {
             @Override
             public ExecResult exec(ExecRequest request) {
                 calls.add(new Call(hostName, request.commandLine(), request.stdin()));
-                return new ExecResult(0, "ok\n".getBytes(StandardCharsets.UTF_8), new byte[0]);
+                return responder.answer(hostName, request.commandLine());
             }
 
             @Override

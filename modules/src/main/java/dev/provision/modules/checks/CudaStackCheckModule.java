@@ -53,6 +53,11 @@ public final class CudaStackCheckModule implements TaskModule, FleetCheck {
     }
 
     @Override
+    public boolean isHostLocal() {
+        return true;
+    }
+
+    @Override
     public ParamSpec params() {
         return SPEC;
     }

@@ -54,6 +54,11 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
     }
 
     @Override
+    public boolean isHostLocal() {
+        return true;
+    }
+
+    @Override
     public ParamSpec params() {
         return SPEC;
     }

@@ -78,6 +78,11 @@ public final class HostsModule implements TaskModule {
     }
 
     @Override
+    public boolean isHostLocal() {
+        return true;
+    }
+
+    @Override
     public ParamSpec params() {
         return SPEC;
     }

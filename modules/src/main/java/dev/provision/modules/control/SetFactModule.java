@@ -34,6 +34,11 @@ public final class SetFactModule implements TaskModule {
     }
 
     @Override
+    public boolean isHostLocal() {
+        return true;
+    }
+
+    @Override
     public ParamSpec params() {
         return SPEC;
     }

@@ -53,6 +53,11 @@ public final class CopyModule implements TaskModule {
     }
 
     @Override
+    public boolean isHostLocal() {
+        return true;
+    }
+
+    @Override
     public ParamSpec params() {
         return SPEC;
     }

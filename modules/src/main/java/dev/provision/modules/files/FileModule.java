@@ -53,6 +53,11 @@ public final class FileModule implements dev.provision.modules.spi.TaskModule {
     }
 
     @Override
+    public boolean isHostLocal() {
+        return true;
+    }
+
+    @Override
     public ParamSpec params() {
         return SPEC;
     }

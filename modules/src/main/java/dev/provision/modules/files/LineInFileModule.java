@@ -58,6 +58,11 @@ public final class LineInFileModule implements TaskModule {
     }
 
     @Override
+    public boolean isHostLocal() {
+        return true;
+    }
+
+    @Override
     public ParamSpec params() {
         return SPEC;
     }

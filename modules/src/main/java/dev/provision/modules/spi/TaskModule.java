@@ -23,4 +23,16 @@ public interface TaskModule {
      *     assertion); the engine reports the task as failed with the message
      */
     Plan plan(Params params, TaskContext context) throws ModuleException;
+
+    /**
+     * Whether what this module reads and changes is its own host only (and the task's variables):
+     * then hosts may go through consecutive such tasks without waiting for each other. A module
+     * that can see what another host's earlier task did (a command, a check that reaches other
+     * nodes or shared storage, a mount whose server may be a node) keeps the default, and its task
+     * starts only when every host has finished the tasks before it, as in Ansible's linear
+     * strategy. Outside services (package mirrors, registries) do not count as other hosts.
+     */
+    default boolean isHostLocal() {
+        return false;
+    }
 }

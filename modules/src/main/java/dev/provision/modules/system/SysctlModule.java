@@ -79,6 +79,11 @@ public final class SysctlModule implements TaskModule {
     }
 
     @Override
+    public boolean isHostLocal() {
+        return true;
+    }
+
+    @Override
     public ParamSpec params() {
         return SPEC;
     }

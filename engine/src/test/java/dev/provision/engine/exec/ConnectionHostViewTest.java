@@ -1,0 +1,96 @@
+package dev.provision.engine.exec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.ExecRequest;
+import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.LocalConnection;
+import dev.provision.modules.spi.FileStat;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The engine's host view over a real shell on this machine: what a stat and a read cost and return. */
+class ConnectionHostViewTest {
+    @TempDir
+    Path dir;
+
+    private final AtomicInteger commands = new AtomicInteger();
+
+    private ConnectionHostView view() {
+        LocalConnection local = new LocalConnection("localhost");
+        Connection counting = new Connection() {
+            @Override
+            public String hostName() {
+                return local.hostName();
+            }
+
+            @Override
+            public ExecResult exec(ExecRequest request) throws ConnectionException {
+                commands.incrementAndGet();
+                return local.exec(request);
+            }
+
+            @Override
+            public void close() {
+                local.close();
+            }
+        };
+        return new ConnectionHostView("localhost", counting, Map.of(), Optional.empty());
+    }
+
+    @Test
+    void aSmallFilesContentComesWithItsStatInOneCommand() throws Exception {
+        byte[] content = "line\nCONTENT\n\0binary\377 and no newline at the end".getBytes(StandardCharsets.ISO_8859_1);
+        Path file = Files.write(dir.resolve("small.conf"), content);
+        ConnectionHostView view = view();
+        FileStat stat = view.stat(file.toString()).orElseThrow();
+        assertEquals(FileStat.Type.FILE, stat.type());
+        assertEquals(content.length, stat.size());
+        assertArrayEquals(content, view.readFile(file.toString()).orElseThrow());
+        assertEquals(1, commands.get(), "stat and read: one command");
+    }
+
+    @Test
+    void aLargeFileIsReadByItsOwnCommand() throws Exception {
+        byte[] content = new byte[ConnectionHostView.CONTENT_WITH_STAT_MAX + 1];
+        java.util.Arrays.fill(content, (byte) 'x');
+        Path file = Files.write(dir.resolve("large"), content);
+        ConnectionHostView view = view();
+        assertEquals(content.length, view.stat(file.toString()).orElseThrow().size());
+        assertArrayEquals(content, view.readFile(file.toString()).orElseThrow());
+        assertEquals(2, commands.get());
+    }
+
+    @Test
+    void anEmptyFileNeedsNoRead() throws Exception {
+        Path file = Files.write(dir.resolve("empty"), new byte[0]);
+        ConnectionHostView view = view();
+        assertEquals(0, view.stat(file.toString()).orElseThrow().size());
+        assertArrayEquals(new byte[0], view.readFile(file.toString()).orElseThrow());
+        assertEquals(1, commands.get());
+    }
+
+    @Test
+    void linksDirectoriesAndMissingPathsAreStatedAsBefore() throws Exception {
+        Path target = Files.writeString(dir.resolve("target"), "t\n");
+        Path link = Files.createSymbolicLink(dir.resolve("link"), target);
+        ConnectionHostView view = view();
+        FileStat linkStat = view.stat(link.toString()).orElseThrow();
+        assertEquals(FileStat.Type.LINK, linkStat.type());
+        assertEquals(target.toString(), linkStat.linkTarget());
+        assertEquals(FileStat.Type.DIRECTORY, view.stat(dir.toString()).orElseThrow().type());
+        assertTrue(view.stat(dir.resolve("missing").toString()).isEmpty());
+        // The link's target is read afresh: what was cached belongs to a stat of that very path.
+        assertEquals("t\n", new String(view.readFile(link.toString()).orElseThrow(), StandardCharsets.UTF_8));
+    }
+}

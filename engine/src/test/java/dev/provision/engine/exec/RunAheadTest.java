@@ -1,0 +1,212 @@
+package dev.provision.engine.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.engine.connection.ExecResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Hosts go through consecutive tasks without a barrier per task; reports and hostvars stay linear. */
+class RunAheadTest {
+    private static final String THREE_HOSTS = """
+            all:
+              hosts:
+                node[01:03]:
+            """;
+    /** Three tasks of a host-local module; each probes the host with {@code sysctl -n stepK}. */
+    private static final String THREE_STEPS = """
+            - hosts: all
+              gather_facts: false
+              tasks:
+                - name: one
+                  sysctl: {name: step1, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                - name: two
+                  sysctl: {name: step2, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                - name: three
+                  sysctl: {name: step3, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+            """;
+
+    @TempDir
+    Path tmp;
+
+    private static ExecResult ok(String out) {
+        return new ExecResult(0, out.getBytes(StandardCharsets.UTF_8), new byte[0]);
+    }
+
+    /** A host where /etc/sysctl.d exists (without t.conf) and every kernel parameter reads "ok". */
+    private static ExecResult host(String command) {
+        if (command.contains("stat -c")) {
+            return command.contains("t.conf") ? new ExecResult(3, new byte[0], new byte[0]) : ok("directory|755|root|root|4096\n");
+        }
+        return ok("ok\n");
+    }
+
+    /** The steps a host was probed for, in order. */
+    private static List<String> steps(ExecutorHarness harness, String host) {
+        return harness.factory.commandLines(host).stream().filter(c -> c.startsWith("sysctl -n "))
+                .map(c -> c.substring("sysctl -n ".length())).toList();
+    }
+
+    @Test
+    void aHostGoesOnWhileASlowHostIsStillAtAnEarlierTask() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        CountDownLatch node02Finished = new CountDownLatch(1);
+        boolean[] releasedByNode02 = new boolean[1];
+        harness.factory.responder = (host, command) -> {
+            try {
+                if (host.equals("node01") && command.equals("sysctl -n step1")) {
+                    // Under a per-task barrier node02 could never reach step3 while node01 is in step1.
+                    releasedByNode02[0] = node02Finished.await(10, TimeUnit.SECONDS);
+                }
+                if (host.equals("node02") && command.equals("sysctl -n step3")) {
+                    node02Finished.countDown();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return host(command);
+        };
+        harness.run(THREE_STEPS, THREE_HOSTS);
+        assertTrue(releasedByNode02[0], "node02 finished its last task before node01 finished its first");
+        // The report is still the linear strategy's: task by task, hosts in inventory order.
+        List<String> results = harness.events.stream().filter(e -> e.startsWith("result ")).toList();
+        assertEquals(List.of("result node01 CHANGED", "result node02 CHANGED", "result node03 CHANGED",
+                "result node01 CHANGED", "result node02 CHANGED", "result node03 CHANGED",
+                "result node01 CHANGED", "result node02 CHANGED", "result node03 CHANGED"), results);
+        String human = harness.humanOutput();
+        assertTrue(human.indexOf("TASK [one]") < human.indexOf("TASK [two]")
+                && human.indexOf("TASK [two]") < human.indexOf("TASK [three]"), human);
+    }
+
+    @Test
+    void hostvarsOfAnotherHostWaitUntilThatHostHasRegisteredIt() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> {
+            if (host.equals("node01") && command.equals("sysctl -n produce")) {
+                try {
+                    Thread.sleep(500); // node01 is the slow producer
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return host(command);
+        };
+        harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - name: produce
+                      sysctl: {name: produce, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                      register: produced
+                    - name: consume
+                      sysctl: {name: "consume_${hostvars['node01'].produced.changed?c}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                """, THREE_HOSTS);
+        for (String host : List.of("node01", "node02", "node03")) {
+            assertEquals(List.of("produce", "consume_true"), steps(harness, host), host);
+        }
+    }
+
+    @Test
+    void aTaskThatMaySeeOtherHostsWaitsForEveryHost() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        java.util.concurrent.atomic.AtomicBoolean node01DoneWithStep1 = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<String> early = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        harness.factory.responder = (host, command) -> {
+            if (host.equals("node01") && command.equals("sysctl -n step1")) {
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                node01DoneWithStep1.set(true);
+            }
+            if (command.equals("remote-look") && !node01DoneWithStep1.get()) {
+                early.add(host);
+            }
+            return host(command);
+        };
+        harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - name: one
+                      sysctl: {name: step1, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                    - name: a command may read what other hosts did
+                      command: remote-look
+                """, THREE_HOSTS);
+        assertEquals(List.of(), early, "a command started before every host had finished the task before it");
+    }
+
+    @Test
+    void aHostThatFailsStopsWhileTheOthersGoOn() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> host.equals("node02") && command.equals("sysctl -n step1")
+                ? new ExecResult(1, new byte[0], "broken\n".getBytes(StandardCharsets.UTF_8)) : host(command);
+        RunSummary summary = harness.run(THREE_STEPS, THREE_HOSTS);
+        assertEquals(List.of("step1"), steps(harness, "node02"));
+        assertEquals(List.of("step1", "step2", "step3"), steps(harness, "node03"));
+        assertEquals(List.of("node02"), summary.failedHosts());
+        String human = harness.humanOutput();
+        assertTrue(human.contains("TASK [three]"), human);
+        List<String> results = harness.events.stream().filter(e -> e.startsWith("result ")).toList();
+        assertEquals(List.of("result node01 CHANGED", "result node02 FAILED", "result node03 CHANGED",
+                "result node01 CHANGED", "result node03 CHANGED",
+                "result node01 CHANGED", "result node03 CHANGED"), results);
+    }
+
+    @Test
+    void noHostRunsAheadUnderAFailureThreshold() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> host.equals("node02") && command.equals("sysctl -n step1")
+                ? new ExecResult(1, new byte[0], new byte[0]) : host(command);
+        harness.run(THREE_STEPS.replace("  gather_facts: false", "  gather_facts: false\n  any_errors_fatal: true"),
+                THREE_HOSTS);
+        // any_errors_fatal stops the play after the first task: nobody ran step2.
+        for (String host : List.of("node01", "node02", "node03")) {
+            assertEquals(List.of("step1"), steps(harness, host), host);
+        }
+    }
+
+    @Test
+    void moreHostsThanForksRunTaskByTask() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        CountDownLatch node02Finished = new CountDownLatch(1);
+        boolean[] releasedByNode02 = new boolean[1];
+        harness.factory.responder = (host, command) -> {
+            try {
+                if (host.equals("node01") && command.equals("sysctl -n step1")) {
+                    releasedByNode02[0] = node02Finished.await(1, TimeUnit.SECONDS);
+                }
+                if (host.equals("node02") && command.equals("sysctl -n step3")) {
+                    node02Finished.countDown();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return host(command);
+        };
+        RunOptions twoForks = new RunOptions(false, true, Set.of(), Set.of(), 2, Map.of(), Optional.empty(), Optional.empty(), 3);
+        harness.run(THREE_STEPS, THREE_HOSTS, twoForks, new char[0]);
+        assertTrue(!releasedByNode02[0], "with forks < hosts every task waits for all hosts");
+        assertEquals(List.of("step1", "step2", "step3"), steps(harness, "node02"));
+    }
+
+    @Test
+    void aTaskThatNoHostReachesGetsNoHeaderAsUnderTheLinearStrategy() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> command.equals("sysctl -n step1")
+                ? new ExecResult(1, new byte[0], new byte[0]) : host(command);
+        harness.run(THREE_STEPS, THREE_HOSTS);
+        String human = harness.humanOutput();
+        assertTrue(human.contains("TASK [one]") && !human.contains("TASK [two]") && !human.contains("TASK [three]"), human);
+    }
+}

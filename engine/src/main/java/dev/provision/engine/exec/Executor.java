@@ -314,6 +314,7 @@ public final class Executor {
                 TaskResult r = results.get(h);
                 if (r.status() == TaskStatus.UNREACHABLE) {
                     h.markUnreachable();
+                    ctx.hostsChanged();
                     h.stats.count(TaskStatus.UNREACHABLE);
                     listener.hostResult(r);
                 } else if (gather) {
@@ -444,8 +445,12 @@ public final class Executor {
                         forks.release();
                     }
                     results.get(k).get(h).complete(r);
+                    boolean dropsOut = r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE;
+                    if (dropsOut) {
+                        progress.failed(h.name(), k); // before finished: a waiting reader must see both
+                    }
                     progress.finished(h.name(), k);
-                    if (r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE) {
+                    if (dropsOut) {
                         k++;
                         break;
                     }
@@ -466,13 +471,16 @@ public final class Executor {
                     h.failed(false);
                     h.stats.rescue();
                 });
+                ctx.hostsChanged();
                 runNodes(b.rescue(), failedInBlock);
             }
             List<HostState> stillFailed = scope.stream().filter(h -> h.failed() && !h.unreachable()).toList();
             if (!b.always().isEmpty()) {
                 stillFailed.forEach(h -> h.failed(false));
+                ctx.hostsChanged();
                 runNodes(b.always(), scope);
                 stillFailed.forEach(h -> h.failed(true));
+                ctx.hostsChanged();
             }
         }
 
@@ -521,6 +529,9 @@ public final class Executor {
                 if (task.runOnce() && r.status() == TaskStatus.CHANGED) {
                     active.forEach(o -> task.notifies().forEach(o::notify));
                 }
+            }
+            if (results.values().stream().anyMatch(r -> r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE)) {
+                ctx.hostsChanged();
             }
             if (failures > 0 && ctx.play.anyErrorsFatal()) {
                 aborted = true;

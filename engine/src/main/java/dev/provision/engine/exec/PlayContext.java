@@ -26,7 +26,7 @@ final class PlayContext {
     /** Set while hosts run ahead of each other; {@code hostvars} reads then wait for the host read. */
     private volatile RunAhead runAhead;
     private final Map<String, Object> hostKeys;
-    private final List<String> playHosts;
+    private volatile List<String> playHosts;
     private final FactCache factCache;
     private final java.util.function.BiFunction<String, Map<String, Object>, List<String>> keysOf;
 
@@ -45,7 +45,15 @@ final class PlayContext {
         this.factCache = factCache;
         this.keysOf = keysOf;
         this.hostKeys = new HostKeysView();
-        this.playHosts = List.copyOf(hosts.keySet());
+        hostsChanged();
+    }
+
+    /**
+     * {@code play_hosts} is the batch's hosts that are still in the play, as in Ansible: the
+     * executor calls this when a host fails, becomes unreachable or is rescued.
+     */
+    void hostsChanged() {
+        playHosts = hosts.values().stream().filter(HostState::active).map(HostState::name).toList();
     }
 
     /** The variables {@code task} sees on {@code host}, in the documented precedence. */
@@ -56,7 +64,8 @@ final class PlayContext {
         magic.put("groups", inventory.groups());
         magic.put("hostvars", new HostvarsView(host.name()));
         magic.put("host_keys", hostKeys);
-        magic.put("play_hosts", playHosts);
+        RunAhead progress = runAhead;
+        magic.put("play_hosts", progress == null ? playHosts : new PlayHostsView(host.name(), progress, playHosts));
         magic.put("check_mode", options.check());
         magic.put("facts", host.facts());
         Map<String, Object> raw = VarScope.builder()
@@ -126,6 +135,41 @@ final class PlayContext {
 
     void runAhead(RunAhead progress) {
         this.runAhead = progress;
+    }
+
+    /**
+     * {@code play_hosts} while hosts run ahead: read, it waits until every host has caught up with
+     * {@code reader} and leaves out those that failed meanwhile (lazily: a task that does not read
+     * it does not wait).
+     */
+    private static final class PlayHostsView extends java.util.AbstractList<String> {
+        private final String reader;
+        private final RunAhead progress;
+        private final List<String> candidates;
+        private List<String> resolved;
+
+        PlayHostsView(String reader, RunAhead progress, List<String> candidates) {
+            this.reader = reader;
+            this.progress = progress;
+            this.candidates = candidates;
+        }
+
+        private synchronized List<String> resolved() {
+            if (resolved == null) {
+                resolved = progress.stillInPlay(reader, candidates);
+            }
+            return resolved;
+        }
+
+        @Override
+        public String get(int index) {
+            return resolved().get(index);
+        }
+
+        @Override
+        public int size() {
+            return resolved().size();
+        }
     }
 
     /**

@@ -120,4 +120,20 @@ class ExecutorTest {
         assertTrue(message.startsWith(tmp.resolve("site.yml") + ":4:7: "), message);
         assertEquals(1, message.split(":4:7: ").length - 1, "the position is not repeated: " + message);
     }
+
+    @Test
+    void playHostsLeavesOutTheHostsThatFailedAsInAnsible() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> new dev.provision.engine.connection.ExecResult(
+                host.equals("node02") && command.equals("first") ? 1 : 0, new byte[0], new byte[0]);
+        harness.run("""
+                - hosts: "node01:node02:node03"
+                  gather_facts: false
+                  tasks:
+                    - command: first
+                    - command: "peers ${play_hosts?join(',')}"
+                """, TWELVE_HOSTS);
+        assertEquals(List.of("first", "peers node01,node03"), harness.factory.commandLines("node01"));
+        assertEquals(List.of("first"), harness.factory.commandLines("node02"));
+    }
 }

@@ -56,27 +56,41 @@ class RunAheadTest {
                 .map(c -> c.substring("sysctl -n ".length())).toList();
     }
 
+    /**
+     * node01's first task waits (up to a limit) for node02 to reach its third: under a per-task
+     * barrier that can never happen, so the wait runs out.
+     */
+    private static final class Overtaking {
+        private final CountDownLatch node02AtStep3 = new CountDownLatch(1);
+        private volatile boolean happened;
+
+        Overtaking(ExecutorHarness harness, int seconds) {
+            harness.factory.responder = (host, command) -> {
+                try {
+                    if (host.equals("node01") && command.equals("sysctl -n step1")) {
+                        happened = node02AtStep3.await(seconds, TimeUnit.SECONDS);
+                    }
+                    if (host.equals("node02") && command.equals("sysctl -n step3")) {
+                        node02AtStep3.countDown();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return host(command);
+            };
+        }
+
+        boolean happened() {
+            return happened;
+        }
+    }
+
     @Test
     void aHostGoesOnWhileASlowHostIsStillAtAnEarlierTask() throws Exception {
         ExecutorHarness harness = new ExecutorHarness(tmp);
-        CountDownLatch node02Finished = new CountDownLatch(1);
-        boolean[] releasedByNode02 = new boolean[1];
-        harness.factory.responder = (host, command) -> {
-            try {
-                if (host.equals("node01") && command.equals("sysctl -n step1")) {
-                    // Under a per-task barrier node02 could never reach step3 while node01 is in step1.
-                    releasedByNode02[0] = node02Finished.await(10, TimeUnit.SECONDS);
-                }
-                if (host.equals("node02") && command.equals("sysctl -n step3")) {
-                    node02Finished.countDown();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return host(command);
-        };
+        Overtaking overtaking = new Overtaking(harness, 10);
         harness.run(THREE_STEPS, THREE_HOSTS);
-        assertTrue(releasedByNode02[0], "node02 finished its last task before node01 finished its first");
+        assertTrue(overtaking.happened(), "node02 finished its last task before node01 finished its first");
         // The report is still the linear strategy's: task by task, hosts in inventory order.
         List<String> results = harness.events.stream().filter(e -> e.startsWith("result ")).toList();
         assertEquals(List.of("result node01 CHANGED", "result node02 CHANGED", "result node03 CHANGED",
@@ -179,24 +193,10 @@ class RunAheadTest {
     @Test
     void moreHostsThanForksRunTaskByTask() throws Exception {
         ExecutorHarness harness = new ExecutorHarness(tmp);
-        CountDownLatch node02Finished = new CountDownLatch(1);
-        boolean[] releasedByNode02 = new boolean[1];
-        harness.factory.responder = (host, command) -> {
-            try {
-                if (host.equals("node01") && command.equals("sysctl -n step1")) {
-                    releasedByNode02[0] = node02Finished.await(1, TimeUnit.SECONDS);
-                }
-                if (host.equals("node02") && command.equals("sysctl -n step3")) {
-                    node02Finished.countDown();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return host(command);
-        };
+        Overtaking overtaking = new Overtaking(harness, 1);
         RunOptions twoForks = new RunOptions(false, true, Set.of(), Set.of(), 2, Map.of(), Optional.empty(), Optional.empty(), 3);
         harness.run(THREE_STEPS, THREE_HOSTS, twoForks, new char[0]);
-        assertTrue(!releasedByNode02[0], "with forks < hosts every task waits for all hosts");
+        assertTrue(!overtaking.happened(), "with forks < hosts every task waits for all hosts");
         assertEquals(List.of("step1", "step2", "step3"), steps(harness, "node02"));
     }
 
@@ -208,5 +208,32 @@ class RunAheadTest {
         harness.run(THREE_STEPS, THREE_HOSTS);
         String human = harness.humanOutput();
         assertTrue(human.contains("TASK [one]") && !human.contains("TASK [two]") && !human.contains("TASK [three]"), human);
+    }
+
+    @Test
+    void playHostsWaitsForEveryHostAndLeavesOutThoseThatFailed() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> {
+            if (host.equals("node02") && command.equals("sysctl -n step1")) {
+                try {
+                    Thread.sleep(300); // node02 fails late: the others are at step2 by then
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return new ExecResult(1, new byte[0], new byte[0]);
+            }
+            return host(command);
+        };
+        harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - name: one
+                      sysctl: {name: step1, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                    - name: two
+                      sysctl: {name: "peers_${play_hosts?join('_')}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                """, THREE_HOSTS);
+        assertEquals(List.of("step1", "peers_node01_node03"), steps(harness, "node01"));
+        assertEquals(List.of("step1", "peers_node01_node03"), steps(harness, "node03"));
     }
 }

@@ -50,6 +50,25 @@ class RunAheadTest {
         return ok("ok\n");
     }
 
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A play whose first task probes {@code step1} (host-local), then {@code next}. */
+    private static String afterStepOne(String next) {
+        return """
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - name: one
+                      sysctl: {name: step1, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                """ + next.indent(4);
+    }
+
     /** The steps a host was probed for, in order. */
     private static List<String> steps(ExecutorHarness harness, String host) {
         return harness.factory.commandLines(host).stream().filter(c -> c.startsWith("sysctl -n "))
@@ -106,11 +125,7 @@ class RunAheadTest {
         ExecutorHarness harness = new ExecutorHarness(tmp);
         harness.factory.responder = (host, command) -> {
             if (host.equals("node01") && command.equals("sysctl -n produce")) {
-                try {
-                    Thread.sleep(500); // node01 is the slow producer
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                pause(500); // node01 is the slow producer
             }
             return host(command);
         };
@@ -136,11 +151,7 @@ class RunAheadTest {
         java.util.List<String> early = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         harness.factory.responder = (host, command) -> {
             if (host.equals("node01") && command.equals("sysctl -n step1")) {
-                try {
-                    Thread.sleep(300);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                pause(300);
                 node01DoneWithStep1.set(true);
             }
             if (command.equals("remote-look") && !node01DoneWithStep1.get()) {
@@ -148,15 +159,10 @@ class RunAheadTest {
             }
             return host(command);
         };
-        harness.run("""
-                - hosts: all
-                  gather_facts: false
-                  tasks:
-                    - name: one
-                      sysctl: {name: step1, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
-                    - name: a command may read what other hosts did
-                      command: remote-look
-                """, THREE_HOSTS);
+        harness.run(afterStepOne("""
+                - name: a command may read what other hosts did
+                  command: remote-look
+                """), THREE_HOSTS);
         assertEquals(List.of(), early, "a command started before every host had finished the task before it");
     }
 
@@ -215,24 +221,15 @@ class RunAheadTest {
         ExecutorHarness harness = new ExecutorHarness(tmp);
         harness.factory.responder = (host, command) -> {
             if (host.equals("node02") && command.equals("sysctl -n step1")) {
-                try {
-                    Thread.sleep(300); // node02 fails late: the others are at step2 by then
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                pause(300); // node02 fails late: the others are at step2 by then
                 return new ExecResult(1, new byte[0], new byte[0]);
             }
             return host(command);
         };
-        harness.run("""
-                - hosts: all
-                  gather_facts: false
-                  tasks:
-                    - name: one
-                      sysctl: {name: step1, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
-                    - name: two
-                      sysctl: {name: "peers_${play_hosts?join('_')}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
-                """, THREE_HOSTS);
+        harness.run(afterStepOne("""
+                - name: two
+                  sysctl: {name: "peers_${play_hosts?join('_')}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                """), THREE_HOSTS);
         assertEquals(List.of("step1", "peers_node01_node03"), steps(harness, "node01"));
         assertEquals(List.of("step1", "peers_node01_node03"), steps(harness, "node03"));
     }

@@ -21,13 +21,21 @@ final class ConnectionHostView implements HostView {
     private final Connection connection;
     private final Map<String, Object> facts;
     private final Optional<Forecast> forecast;
-    /** Contents read along with a stat, for this task's plan: the state it plans from, read once. */
-    private final Map<String, byte[]> contents = new java.util.HashMap<>();
+    /** What was read already (contents come along with a stat): the state a plan starts from, read once. */
+    private final HostReads reads;
     static final int CONTENT_WITH_STAT_MAX = 256 * 1024;
     private static final byte[] CONTENT_MARKER = "\nCONTENT\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** @param forecast in check mode, the host's forecast state, consulted before the real one */
     ConnectionHostView(String name, Connection connection, Map<String, Object> facts, Optional<Forecast> forecast) {
+        this(name, connection, facts, forecast, new HostReads());
+    }
+
+    /** @param reads shared by the items of a loop, see {@link HostReads} */
+    ConnectionHostView(String name, Connection connection, Map<String, Object> facts, Optional<Forecast> forecast,
+                       HostReads reads) {
+        this.reads = requireNonNull(reads, "reads cannot be null");
+        reads.readingFrom(connection);
         this.name = requireNonNull(name, "name cannot be null");
         this.connection = requireNonNull(connection, "connection cannot be null");
         this.facts = requireNonNull(facts, "facts cannot be null");
@@ -56,12 +64,14 @@ final class ConnectionHostView implements HostView {
         if (forecast.isPresent()) {
             return forecast.get();
         }
-        byte[] known = contents.get(path);
+        byte[] known = reads.content(path);
         if (known != null) {
             return Optional.of(known);
         }
         try {
-            return connection.read(path);
+            Optional<byte[]> content = connection.read(path);
+            content.ifPresent(c -> reads.content(path, c));
+            return content;
         } catch (ConnectionException e) {
             throw new ModuleException("cannot read " + path + ": " + e.getMessage(), e);
         }
@@ -73,6 +83,10 @@ final class ConnectionHostView implements HostView {
         if (forecast.isPresent()) {
             return forecast.get();
         }
+        Optional<FileStat> known = reads.stat(path);
+        if (known != null) {
+            return known;
+        }
         String p = ShellWords.quote(path);
         // A small regular file's content comes along (after a CONTENT line): a module that stats a
         // file nearly always reads it next, and one round trip is cheaper than two.
@@ -82,6 +96,7 @@ final class ConnectionHostView implements HostView {
                 + " ] && [ -r " + p + " ]; then printf 'CONTENT\\n'; cat -- " + p + " || true; fi; else exit 3; fi";
         ExecResult r = exec(ExecRequest.shell(script));
         if (r.exitCode() == 3) {
+            reads.stat(path, Optional.empty());
             return Optional.empty();
         }
         if (r.exitCode() != 0) {
@@ -93,11 +108,12 @@ final class ConnectionHostView implements HostView {
         if (stat.type() == FileStat.Type.FILE && marker >= 0) {
             byte[] content = java.util.Arrays.copyOfRange(out, marker + CONTENT_MARKER.length, out.length);
             if (content.length == stat.size()) { // else it changed meanwhile: a later readFile reads it afresh
-                contents.put(path, content);
+                reads.content(path, content);
             }
         } else if (stat.type() == FileStat.Type.FILE && stat.size() == 0) {
-            contents.put(path, new byte[0]);
+            reads.content(path, new byte[0]);
         }
+        reads.stat(path, Optional.of(stat));
         return Optional.of(stat);
     }
 

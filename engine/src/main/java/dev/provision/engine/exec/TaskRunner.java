@@ -50,7 +50,7 @@ final class TaskRunner {
         long started = System.nanoTime();
         TaskResult r;
         try {
-            r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler) : runItem(task, host, Map.of(), "", handler);
+            r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler) : runItem(task, host, Map.of(), "", handler, new HostReads());
         } catch (TemplateException e) {
             r = failure(host, task, e.getMessage());
         } catch (UnreachableException e) {
@@ -79,11 +79,12 @@ final class TaskRunner {
         }
         List<TaskResult> results = new ArrayList<>();
         List<Object> registered = new ArrayList<>();
+        HostReads reads = new HostReads();
         for (Object item : list) {
             Map<String, Object> itemVars = Map.of(loop.loopVar(), item);
             String label = loop.label().isEmpty() ? render(item)
                     : String.valueOf(play.templates.interpolate(loop.label(), play.varsFor(task, host, itemVars), loop.position()));
-            TaskResult r = runItem(task, host, itemVars, label, handler);
+            TaskResult r = runItem(task, host, itemVars, label, handler, reads);
             results.add(r);
             Map<String, Object> reg = registerValue(r);
             reg.put(loop.loopVar(), item);
@@ -116,8 +117,8 @@ final class TaskRunner {
         return TaskStatus.OK;
     }
 
-    private TaskResult runItem(Task task, HostState host, Map<String, Object> itemVars, String label, boolean handler)
-            throws TemplateException, UnreachableException {
+    private TaskResult runItem(Task task, HostState host, Map<String, Object> itemVars, String label, boolean handler,
+                               HostReads reads) throws TemplateException, UnreachableException {
         Map<String, Object> vars = play.varsFor(task, host, itemVars);
         for (Expression when : task.when()) {
             if (!play.templates.test(when.text(), vars, when.position())) {
@@ -136,7 +137,10 @@ final class TaskRunner {
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
         TaskResult result = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {
-            result = attempt(task, host, module, params, connection, vars, label, handler);
+            if (attempt > 1) {
+                reads.forget(); // until waits for the host to change: read it afresh
+            }
+            result = attempt(task, host, module, params, connection, vars, label, handler, reads);
             if (task.until().isEmpty() || result.status() == TaskStatus.FAILED && attempt == attempts) {
                 break;
             }
@@ -154,10 +158,11 @@ final class TaskRunner {
     }
 
     private TaskResult attempt(Task task, HostState host, TaskModule module, Params params, Connection connection,
-                               Map<String, Object> vars, String label, boolean handler) throws TemplateException, UnreachableException {
+                               Map<String, Object> vars, String label, boolean handler, HostReads reads)
+            throws TemplateException, UnreachableException {
         boolean check = checkMode(task);
         ConnectionHostView view = new ConnectionHostView(host.name(), connection, host.facts(),
-                check ? Optional.of(host.forecast) : Optional.empty());
+                check ? Optional.of(host.forecast) : Optional.empty(), reads);
         EngineTaskContext context = new EngineTaskContext(view, play, task, vars);
         Plan plan;
         try {
@@ -173,6 +178,7 @@ final class TaskRunner {
         TaskStatus status = plan.isEmpty() ? TaskStatus.OK : TaskStatus.CHANGED;
         String message = plan.isEmpty() ? plan.reason() : "";
         if (!plan.isEmpty() && !check) {
+            reads.forget(); // the host is about to change
             try {
                 Optional<ExecResult> last = apply(connection, plan);
                 if (last.isPresent()) {

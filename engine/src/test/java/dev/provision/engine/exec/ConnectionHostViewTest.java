@@ -27,8 +27,17 @@ class ConnectionHostViewTest {
     private final AtomicInteger commands = new AtomicInteger();
 
     private ConnectionHostView view() {
-        LocalConnection local = new LocalConnection("localhost");
-        Connection counting = new Connection() {
+        return view(new HostReads());
+    }
+
+    private final Connection counting = counting(new LocalConnection("localhost"));
+
+    private ConnectionHostView view(HostReads reads) {
+        return new ConnectionHostView("localhost", counting, Map.of(), Optional.empty(), reads);
+    }
+
+    private Connection counting(LocalConnection local) {
+        return new Connection() {
             @Override
             public String hostName() {
                 return local.hostName();
@@ -45,7 +54,6 @@ class ConnectionHostViewTest {
                 local.close();
             }
         };
-        return new ConnectionHostView("localhost", counting, Map.of(), Optional.empty());
     }
 
     @Test
@@ -92,5 +100,19 @@ class ConnectionHostViewTest {
         assertTrue(view.stat(dir.resolve("missing").toString()).isEmpty());
         // The link's target is read afresh: what was cached belongs to a stat of that very path.
         assertEquals("t\n", new String(view.readFile(link.toString()).orElseThrow(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void viewsThatShareReadsReadOnceUntilTheyAreForgotten() throws Exception {
+        Path file = Files.writeString(dir.resolve("shared.conf"), "a = 1\n");
+        HostReads reads = new HostReads();
+        assertEquals(6, view(reads).stat(file.toString()).orElseThrow().size());
+        Files.writeString(file, "a = 22\n");
+        assertEquals("a = 1\n", new String(view(reads).readFile(file.toString()).orElseThrow(), StandardCharsets.UTF_8),
+                "the second item plans from what the first read");
+        assertEquals(1, commands.get());
+        reads.forget();
+        assertEquals("a = 22\n", new String(view(reads).readFile(file.toString()).orElseThrow(), StandardCharsets.UTF_8));
+        assertEquals(2, commands.get());
     }
 }

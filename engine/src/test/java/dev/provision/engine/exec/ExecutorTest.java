@@ -136,4 +136,26 @@ class ExecutorTest {
         assertEquals(List.of("first", "peers node01,node03"), harness.factory.commandLines("node01"));
         assertEquals(List.of("first"), harness.factory.commandLines("node02"));
     }
+
+    @Test
+    void theItemsOfALoopReadAFileOnceWhileNothingChanges() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        String dropIn = "kernel.a = 1\nkernel.b = 1\nkernel.c = 1\n";
+        harness.factory.responder = (host, command) -> {
+            String out = command.contains("stat -c")
+                    ? "regular file|644|root|root|" + dropIn.length() + "\nCONTENT\n" + dropIn : "1\n";
+            return new dev.provision.engine.connection.ExecResult(0, out.getBytes(java.nio.charset.StandardCharsets.UTF_8), new byte[0]);
+        };
+        harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  tasks:
+                    - sysctl: {name: "${item}", value: "1", sysctl_file: /etc/sysctl.d/90-x.conf}
+                      loop: [kernel.a, kernel.b, kernel.c]
+                """, TWELVE_HOSTS);
+        List<String> commands = harness.factory.commandLines("node01");
+        assertEquals(1, commands.stream().filter(c -> c.contains("stat -c")).count(), commands.toString());
+        assertEquals(3, commands.stream().filter(c -> c.startsWith("sysctl -n")).count(), commands.toString());
+        assertEquals(TaskStatus.OK, harness.results.get(0).status());
+    }
 }

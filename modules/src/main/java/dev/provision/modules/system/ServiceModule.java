@@ -209,6 +209,8 @@ public final class ServiceModule implements TaskModule {
     }
 
     private record InitScript(HostView host, String name, String script) implements Backend {
+        static final int RESTART_WAIT_SECONDS = 30;
+
         @Override
         public boolean running() throws ModuleException {
             ProbeResult status = host.probe(script, "status");
@@ -220,8 +222,21 @@ public final class ServiceModule implements TaskModule {
             };
         }
 
+        /**
+         * A script's own {@code restart} may start before the old daemon is gone: Debian's chrony
+         * script stops without waiting, its start then finds the daemon "already running", and the
+         * old one exits, leaving none. So restart is stop, wait until status says stopped (at most
+         * {@value #RESTART_WAIT_SECONDS} s), start.
+         */
         @Override
         public List<Command> command(String action) {
+            if (action.equals("restart")) {
+                // Positional parameter: the script path never becomes part of the script text.
+                String waitStopped = "i=0; while \"$0\" status >/dev/null 2>&1 && [ $i -lt " + RESTART_WAIT_SECONDS * 10
+                        + " ]; do sleep 0.1; i=$((i+1)); done; :";
+                return List.of(Command.Exec.of(script, "stop"), Command.Exec.of("sh", "-c", waitStopped, script),
+                        Command.Exec.of(script, "start"));
+            }
             return List.of(Command.Exec.of(script, action));
         }
 

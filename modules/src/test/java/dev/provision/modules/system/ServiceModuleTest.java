@@ -124,6 +124,12 @@ class ServiceModuleTest {
                         converged("chrony is running")),
                 row("init script: stop", initScript("chrony", true, true, true), Args.of("name", "chrony", "state", "stopped"),
                         planned("exec [/etc/init.d/chrony, stop]")),
+                // Debian's chrony script restarts without waiting for the old daemon; ours waits.
+                row("action: init script restart stops, waits until stopped, starts", initScript("chrony", true, true, true),
+                        Args.of("name", "chrony", "state", "restarted"), planned("exec [/etc/init.d/chrony, stop]",
+                                "exec [sh, -c, i=0; while \"$0\" status >/dev/null 2>&1 && [ $i -lt 300 ]; do sleep 0.1;"
+                                        + " i=$((i+1)); done; :, /etc/init.d/chrony]",
+                                "exec [/etc/init.d/chrony, start]")),
                 row("init script: enable with update-rc.d", initScript("chrony", true, true, false), Args.of("name", "chrony", "enabled", true),
                         planned("exec [update-rc.d, chrony, defaults]", "exec [update-rc.d, chrony, enable]")),
                 row("init script: disable with update-rc.d", initScript("chrony", true, true, true), Args.of("name", "chrony", "enabled", false),

@@ -1,0 +1,50 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.modules.spi.FileStat;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a task has read of one host (file stats, small files' contents), kept while nothing has
+ * changed the host: the items of a loop share it (eight {@code sysctl} items read their drop-in
+ * file once), and it is forgotten as soon as an item applies a change, before a retry of
+ * {@code until}, and when the connection changes ({@code delegate_to} an item's host).
+ */
+final class HostReads {
+    private Connection source;
+    private final Map<String, Optional<FileStat>> stats = new HashMap<>();
+    private final Map<String, byte[]> contents = new HashMap<>();
+
+    /** Reads are about to go through {@code connection}; what came through another one is dropped. */
+    void readingFrom(Connection connection) {
+        if (source != connection) {
+            forget();
+            source = connection;
+        }
+    }
+
+    void forget() {
+        stats.clear();
+        contents.clear();
+    }
+
+    /** Null when not read yet. */
+    Optional<FileStat> stat(String path) {
+        return stats.get(path);
+    }
+
+    void stat(String path, Optional<FileStat> stat) {
+        stats.put(path, stat);
+    }
+
+    /** Null when not read yet. */
+    byte[] content(String path) {
+        return contents.get(path);
+    }
+
+    void content(String path, byte[] content) {
+        contents.put(path, content);
+    }
+}

@@ -166,10 +166,8 @@ public final class ProvisionCommand implements Callable<Integer> {
         try {
             return run().code();
         } catch (InvalidInputException e) {
+            // A user's mistake: the message names file:line:column; a trace would only hide it.
             err.println("ERROR: " + e.getMessage());
-            if (verbose.length >= 3) {
-                e.printStackTrace(err);
-            }
             return ExitCode.INVALID_INPUT.code();
         }
     }

@@ -118,4 +118,71 @@ public final class SiteCluster {
             }
         }
     }
+
+    /**
+     * The site cluster held by one test class: the lock, {@code nodes} nodes, the site services when
+     * asked for, and a temporary directory; {@link #close} stops what was started, lets go of the
+     * lock and deletes the directory. Every cluster test class sets up and tears down this way.
+     */
+    public static final class Session implements AutoCloseable {
+        public final Path tmp;
+        private final Lock lock;
+        private final boolean withServices;
+
+        private Session(Path tmp, Lock lock, boolean withServices) {
+            this.tmp = tmp;
+            this.lock = lock;
+            this.withServices = withServices;
+        }
+
+        public static Session start(String name, int nodes, boolean withServices) throws IOException, InterruptedException {
+            Session session = new Session(Files.createTempDirectory(name), new Lock(), withServices);
+            try {
+                cluster("start", String.valueOf(nodes)).expectSuccess("provision-testcluster start");
+                if (withServices) {
+                    services("start").expectSuccess("testcluster/services start");
+                }
+                return session;
+            } catch (IOException | InterruptedException | RuntimeException | Error e) {
+                session.close();
+                throw e;
+            }
+        }
+
+        /**
+         * The bring-up inventory: the test cluster's hosts, and group_vars/gpu.yml with the test
+         * values ({@code /e2e/bringup/gpu.yml}) plus the services' addresses and keys.
+         */
+        public Path bringUpInventory() throws IOException, InterruptedException {
+            Path dir = tmp.resolve("inventory");
+            Files.createDirectories(dir.resolve("group_vars"));
+            Path file = dir.resolve("inventory.yml");
+            Files.copy(INVENTORY, file);
+            String testVars;
+            try (java.io.InputStream in = SiteCluster.class.getResourceAsStream("/e2e/bringup/gpu.yml")) {
+                testVars = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            String serviceVars = services("vars").expectSuccess("testcluster/services vars").output();
+            Files.writeString(dir.resolve("group_vars/gpu.yml"), testVars + "\n# from testcluster/services vars\n" + serviceVars
+                    + "cluster_key_dir: " + tmp.resolve("cluster-key") + "\n");
+            return file;
+        }
+
+        @Override
+        public void close() throws IOException, InterruptedException {
+            try {
+                if (withServices) {
+                    services("stop");
+                }
+                cluster("stop");
+            } finally {
+                lock.close();
+                try (var paths = Files.walk(tmp)) {
+                    for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        }
+    }
 }

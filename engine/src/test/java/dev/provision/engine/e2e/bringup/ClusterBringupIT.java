@@ -7,10 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.provision.engine.e2e.SiteCluster;
 import dev.provision.engine.e2e.SiteCluster.Result;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -45,11 +41,10 @@ class ClusterBringupIT {
             "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3");
 
     /** Inventory, controller known_hosts, cluster key; made in {@code @BeforeAll}, so not a {@code @TempDir} field. */
+    private SiteCluster.Session session;
     private Path tmp;
-    private SiteCluster.Lock lock;
     private Path inventory;
     private Path knownHosts;
-    private boolean clusterStarted;
 
     @BeforeAll
     void startClusterAndServices() throws Exception {
@@ -57,50 +52,17 @@ class ClusterBringupIT {
                 "ClusterBringupIT needs root (namespaces, mounts, services on the bridge); skipped");
         List<String> missing = TOOLS.stream().filter(t -> !SiteCluster.onPath(t)).toList();
         assumeTrue(missing.isEmpty(), "ClusterBringupIT skipped: missing " + missing + "; run .ci/install-deps");
-        tmp = Files.createTempDirectory("provision-bringup-it");
-        lock = new SiteCluster.Lock();
-        clusterStarted = true;
-        SiteCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
-        SiteCluster.services("start").expectSuccess("testcluster/services start");
-        inventory = writeInventory();
+        session = SiteCluster.Session.start("provision-bringup-it", NODES, true);
+        tmp = session.tmp;
+        inventory = session.bringUpInventory();
         knownHosts = tmp.resolve("controller_known_hosts");
     }
 
     @AfterAll
     void stopEverything() throws Exception {
-        try {
-            if (clusterStarted) {
-                SiteCluster.services("stop");
-                SiteCluster.cluster("stop");
-            }
-        } finally {
-            if (lock != null) {
-                lock.close();
-            }
-            if (tmp != null) {
-                try (var paths = Files.walk(tmp)) {
-                    for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(p);
-                    }
-                }
-            }
+        if (session != null) {
+            session.close();
         }
-    }
-
-    /** The test cluster's inventory, with group_vars/gpu.yml: the test values plus the services' addresses and keys. */
-    private Path writeInventory() throws IOException, InterruptedException {
-        Path dir = tmp.resolve("inventory");
-        Files.createDirectories(dir.resolve("group_vars"));
-        Path file = dir.resolve("inventory.yml");
-        Files.copy(SiteCluster.INVENTORY, file);
-        String testVars;
-        try (InputStream in = getClass().getResourceAsStream("/e2e/bringup/gpu.yml")) {
-            testVars = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        String serviceVars = SiteCluster.services("vars").expectSuccess("testcluster/services vars").output();
-        Files.writeString(dir.resolve("group_vars/gpu.yml"), testVars + "\n# from testcluster/services vars\n" + serviceVars
-                + "cluster_key_dir: " + tmp.resolve("cluster-key") + "\n");
-        return file;
     }
 
     @Test

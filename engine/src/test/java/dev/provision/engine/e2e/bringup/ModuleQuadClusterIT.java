@@ -24,11 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ModuleQuadClusterIT {
     private static final int NODES = 8;
-    private Path tmp;
-    private SiteCluster.Lock lock;
+    private SiteCluster.Session session;
     private Path knownHosts;
     private String key;
-    private boolean started;
 
     @BeforeAll
     void startCluster() throws Exception {
@@ -36,10 +34,8 @@ class ModuleQuadClusterIT {
         List<String> missing = List.of("flock", "unshare", "nsenter", "ip", "/usr/sbin/sshd", "ssh-keygen", "start-stop-daemon")
                 .stream().filter(t -> !SiteCluster.onPath(t)).toList();
         assumeTrue(missing.isEmpty(), "ModuleQuadClusterIT skipped: missing " + missing + "; run .ci/install-deps");
-        tmp = Files.createTempDirectory("provision-quad-it");
-        lock = new SiteCluster.Lock();
-        started = true;
-        SiteCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
+        session = SiteCluster.Session.start("provision-quad-it", NODES, false);
+        Path tmp = session.tmp;
         knownHosts = tmp.resolve("known_hosts");
         SiteCluster.run(java.util.Map.of(), List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "quad-test",
                 "-f", tmp.resolve("quad").toString()), 2).expectSuccess("ssh-keygen");
@@ -48,14 +44,8 @@ class ModuleQuadClusterIT {
 
     @AfterAll
     void stop() throws Exception {
-        try {
-            if (started) {
-                SiteCluster.cluster("stop");
-            }
-        } finally {
-            if (lock != null) {
-                lock.close();
-            }
+        if (session != null) {
+            session.close();
         }
     }
 

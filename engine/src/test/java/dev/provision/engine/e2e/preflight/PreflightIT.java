@@ -10,12 +10,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.provision.engine.e2e.SiteCluster.Result;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,11 +50,10 @@ class PreflightIT {
             "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3", "runuser", "tar");
 
     /** Inventory, controller known_hosts, cluster key, JSON reports; made in {@code @BeforeAll}. */
+    private SiteCluster.Session session;
     private Path tmp;
-    private SiteCluster.Lock lock;
     private Path inventory;
     private Path knownHosts;
-    private boolean clusterStarted;
 
     @BeforeAll
     void bringUpTheCluster() throws Exception {
@@ -66,12 +61,9 @@ class PreflightIT {
                 "PreflightIT needs root (namespaces, mounts, services on the bridge); skipped");
         List<String> missing = TOOLS.stream().filter(t -> !SiteCluster.onPath(t)).toList();
         assumeTrue(missing.isEmpty(), "PreflightIT skipped: missing " + missing + "; run .ci/install-deps");
-        tmp = Files.createTempDirectory("provision-preflight-it");
-        lock = new SiteCluster.Lock();
-        clusterStarted = true;
-        SiteCluster.cluster("start", String.valueOf(NODES)).expectSuccess("provision-testcluster start");
-        SiteCluster.services("start").expectSuccess("testcluster/services start");
-        inventory = writeInventory();
+        session = SiteCluster.Session.start("provision-preflight-it", NODES, true);
+        tmp = session.tmp;
+        inventory = session.bringUpInventory();
         knownHosts = tmp.resolve("controller_known_hosts");
         Result bringUp = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "playbooks/cluster.yml");
         assertEquals(0, bringUp.exitCode(), "cluster.yml must converge before pre-flight means anything:\n" + bringUp.output());
@@ -80,22 +72,8 @@ class PreflightIT {
 
     @AfterAll
     void stopEverything() throws Exception {
-        try {
-            if (clusterStarted) {
-                SiteCluster.services("stop");
-                SiteCluster.cluster("stop");
-            }
-        } finally {
-            if (lock != null) {
-                lock.close();
-            }
-            if (tmp != null) {
-                try (var paths = Files.walk(tmp)) {
-                    for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(p);
-                    }
-                }
-            }
+        if (session != null) {
+            session.close();
         }
     }
 
@@ -222,22 +200,6 @@ class PreflightIT {
                 "--json", json.toString()));
         args.addAll(List.of(more));
         return SiteCluster.provision(knownHosts, args.toArray(String[]::new));
-    }
-
-    /** The bring-up test inventory: its group_vars plus the services' addresses and keys. */
-    private Path writeInventory() throws IOException, InterruptedException {
-        Path dir = tmp.resolve("inventory");
-        Files.createDirectories(dir.resolve("group_vars"));
-        Path file = dir.resolve("inventory.yml");
-        Files.copy(SiteCluster.INVENTORY, file);
-        String testVars;
-        try (InputStream in = getClass().getResourceAsStream("/e2e/bringup/gpu.yml")) {
-            testVars = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        String serviceVars = SiteCluster.services("vars").expectSuccess("testcluster/services vars").output();
-        Files.writeString(dir.resolve("group_vars/gpu.yml"), testVars + "\n# from testcluster/services vars\n" + serviceVars
-                + "cluster_key_dir: " + tmp.resolve("cluster-key") + "\n");
-        return file;
     }
 
     /** chrony's first sync takes a few seconds (iburst, one hop); the clock check rightly fails before it. */

@@ -119,6 +119,29 @@ public final class SiteCluster {
         }
     }
 
+    /** The test cluster's name for node {@code k}: node01, node02, ... */
+    public static String node(int k) {
+        return String.format("node%02d", k);
+    }
+
+    /** Host -> the names of the tasks (and handlers) provision's output reports "changed" on it; node01..nodeN first. */
+    public static Map<String, java.util.Set<String>> changedTasks(String output, int nodes) {
+        Map<String, java.util.Set<String>> byHost = new java.util.LinkedHashMap<>();
+        for (int k = 1; k <= nodes; k++) {
+            byHost.put(node(k), new java.util.TreeSet<>());
+        }
+        String task = "";
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^(?:TASK|RUNNING HANDLER) \\[(.*)\\]|^changed: \\[(.*?)\\]").matcher(output);
+        while (m.find()) {
+            if (m.group(1) != null) {
+                task = m.group(1);
+            } else {
+                byHost.computeIfAbsent(m.group(2), h -> new java.util.TreeSet<>()).add(task);
+            }
+        }
+        return byHost;
+    }
+
     /**
      * The site cluster held by one test class: the lock, {@code nodes} nodes, the site services when
      * asked for, and a temporary directory; {@link #close} stops what was started, lets go of the

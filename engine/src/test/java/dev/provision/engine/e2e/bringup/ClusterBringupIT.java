@@ -1,5 +1,6 @@
 package dev.provision.engine.e2e.bringup;
 
+import static dev.provision.engine.e2e.SiteCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -103,7 +104,7 @@ class ClusterBringupIT {
         Result check = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
         assertEquals(0, check.exitCode(), check.output());
         assertEquals(before, nodeStates(), "--check must change nothing on any node");
-        Map<String, Set<String>> changed = changedTasks(check.output());
+        Map<String, Set<String>> changed = SiteCluster.changedTasks(check.output(), NODES);
         assertEquals(Set.of("cluster : Kernel parameters (drop-in and live value)",
                 "cluster : Cluster key (and admin keys) authorized for the cluster user",
                 "cluster : Shared storage mounted"), changed.get("node04"), check.output());
@@ -139,7 +140,7 @@ class ClusterBringupIT {
         Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--replaced", "node03", PLAYBOOK);
         System.out.printf("re-converging replaced node03: %d s%n", (System.nanoTime() - started) / 1_000_000_000L);
         assertEquals(0, run.exitCode(), run.output());
-        Map<String, Set<String>> changed = changedTasks(run.output());
+        Map<String, Set<String>> changed = SiteCluster.changedTasks(run.output(), NODES);
         assertTrue(changed.get("node03").size() > 10, run.output());
         for (int k = 1; k <= NODES; k++) {
             if (k != 3) {
@@ -242,9 +243,6 @@ class ClusterBringupIT {
         return states;
     }
 
-    private static String node(int k) {
-        return String.format("node%02d", k);
-    }
 
     private static int recap(String output, String host, String key) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(host) + "\\s+:.*\\b" + key + "=(\\d+)").matcher(output);
@@ -254,21 +252,4 @@ class ClusterBringupIT {
         return Integer.parseInt(m.group(1));
     }
 
-    /** Host -> the names of the tasks (and handlers) reported "changed" on it. */
-    private static Map<String, Set<String>> changedTasks(String output) {
-        Map<String, Set<String>> byHost = new LinkedHashMap<>();
-        for (int k = 1; k <= NODES; k++) {
-            byHost.put(node(k), new TreeSet<>());
-        }
-        String task = "";
-        Matcher m = Pattern.compile("(?m)^(?:TASK|RUNNING HANDLER) \\[(.*)\\]|^changed: \\[(.*?)\\]").matcher(output);
-        while (m.find()) {
-            if (m.group(1) != null) {
-                task = m.group(1);
-            } else {
-                byHost.computeIfAbsent(m.group(2), h -> new TreeSet<>()).add(task);
-            }
-        }
-        return byHost;
-    }
 }

@@ -1,5 +1,6 @@
 package dev.provision.engine.e2e.preflight;
 
+import static dev.provision.engine.e2e.SiteCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -120,7 +121,7 @@ class PreflightIT {
         Result run = preflight(tmp.resolve("check.json"), "--check");
         assertEquals(0, run.exitCode(), run.output());
         assertEquals(before, nodeStates(), "--check must change nothing on any node");
-        Map<String, Set<String>> changed = changedTasks(run.output());
+        Map<String, Set<String>> changed = SiteCluster.changedTasks(run.output(), NODES);
         for (int k = 1; k <= NODES; k++) {
             assertEquals(Set.of(MARKER_TASK), changed.get(node(k)), node(k) + ":\n" + run.output());
         }
@@ -253,27 +254,7 @@ class PreflightIT {
         return n;
     }
 
-    private static String node(int k) {
-        return String.format("node%02d", k);
-    }
 
-    /** Host -> the names of the tasks reported "changed" on it. */
-    private static Map<String, Set<String>> changedTasks(String output) {
-        Map<String, Set<String>> byHost = new LinkedHashMap<>();
-        for (int k = 1; k <= NODES; k++) {
-            byHost.put(node(k), new TreeSet<>());
-        }
-        String task = "";
-        Matcher m = Pattern.compile("(?m)^(?:TASK|RUNNING HANDLER) \\[(.*)\\]|^changed: \\[(.*?)\\]").matcher(output);
-        while (m.find()) {
-            if (m.group(1) != null) {
-                task = m.group(1);
-            } else {
-                byHost.computeIfAbsent(m.group(2), h -> new TreeSet<>()).add(task);
-            }
-        }
-        return byHost;
-    }
 
     /** One check row of the --json report, with the task it came from. */
     record Row(String task, String check, String measured, String expected, String verdict, String detail) {

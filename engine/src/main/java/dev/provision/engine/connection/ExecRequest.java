@@ -35,6 +35,11 @@ public record ExecRequest(String commandLine, byte[] stdin, Duration timeout) {
         return new ExecRequest(commandLine, input, timeout);
     }
 
+    /** The length of {@link #stdin()}, without copying it. */
+    public int stdinLength() {
+        return stdin.length;
+    }
+
     @Override
     public byte[] stdin() {
         return stdin.clone();

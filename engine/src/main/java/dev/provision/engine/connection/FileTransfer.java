@@ -3,6 +3,9 @@ package dev.provision.engine.connection;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.text.ShellWords;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Optional;
 
 /**
@@ -16,13 +19,16 @@ import java.util.Optional;
  * or mode can inject shell.
  *
  * <p>Put writes {@code .provision-XXXXXX} beside the target ({@code mktemp}), streams the content into
- * it, sets owner, group and mode, then renames it over the target ({@code mv -T}: atomic on one file
- * system; a reader sees the old or the new content, never a part). Attributes that are not given are
+ * it, checks that it received exactly the bytes that were sent (length and SHA-256: an input that
+ * ended early, because the controller died or the connection dropped, looks like a clean end of file
+ * to {@code cat}), sets owner, group and mode, then renames it over the target ({@code mv -T}: atomic
+ * on one file system; a reader sees the old or the new content, never a part). A signal (the session
+ * hung up) removes the temp file too. Attributes that are not given are
  * kept from the existing target (its mode always; its owner and group where we are allowed to, that
  * is as root or when they are already ours); a new file without a mode gets {@code 0666} under the
  * umask, as if a shell had created it (normally {@code 0644}). On any failure the temp file is removed
  * and the command's error output is reported. Needs GNU coreutils ({@code chmod --reference},
- * {@code mv -T}), which every target distribution we support has.
+ * {@code mv -T}, {@code sha256sum}), which every target distribution we support has.
  */
 final class FileTransfer {
     /** Exit status with which the read script says "no such file"; neither cat nor sh uses it. */
@@ -33,7 +39,16 @@ final class FileTransfer {
             if [ -d "$target" ]; then echo "$target is a directory" >&2; exit 1; fi
             tmp=$(mktemp "$dir/.provision-XXXXXX") || exit 1
             fail() { rm -f -- "$tmp"; exit 1; }
+            trap fail HUP INT TERM PIPE
             cat > "$tmp" || fail
+            got=$(wc -c < "$tmp") || fail
+            if [ "$got" -ne "$size" ]; then
+              echo "received $got of $size bytes; $target left as it was" >&2; fail
+            fi
+            sum=$(sha256sum < "$tmp") || fail
+            if [ "${sum%% *}" != "$sha256" ]; then
+              echo "content arrived damaged (SHA-256 mismatch); $target left as it was" >&2; fail
+            fi
             if [ -e "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
             if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi
             if [ -n "$group" ]; then chgrp -- "$group" "$tmp" || fail; fi
@@ -67,6 +82,8 @@ final class FileTransfer {
                 + assign("mode", attributes.mode().orElse(""))
                 + assign("owner", attributes.owner().orElse(""))
                 + assign("group", attributes.group().orElse(""))
+                + assign("size", Integer.toString(content.length))
+                + assign("sha256", sha256(content))
                 + PUT_SCRIPT;
         ExecResult result = connection.exec(ExecRequest.shell(script).withStdin(content));
         if (result.exitCode() != 0) {
@@ -84,6 +101,14 @@ final class FileTransfer {
             default -> throw new ConnectionException("cannot read " + path + " on " + connection.hostName() + ": "
                     + reason(result));
         };
+    }
+
+    private static String sha256(byte[] content) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 
     private static String assign(String variable, String value) {

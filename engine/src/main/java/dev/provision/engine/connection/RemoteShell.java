@@ -33,11 +33,20 @@ import net.schmizz.sshj.connection.channel.direct.Session;
  * Not thread-safe: {@link SshConnection} lends each shell to one call at a time.
  */
 final class RemoteShell implements AutoCloseable {
-    /** Defines {@code __pv} and answers {@code READY}; exits (no READY) where a tool it needs is missing. */
+    /**
+     * Defines {@code __pv} and answers {@code READY}; exits (no READY) where a tool it needs is missing.
+     * Its work directory holds its pid, so that the next shell removes the directories of shells that
+     * died without their EXIT trap (the controller was killed: a signal, or the session just vanished).
+     */
     private static final String PRELUDE = """
             command -v setsid >/dev/null 2>&1 && command -v base64 >/dev/null 2>&1 || exit 3
+            for __pv_o in /tmp/provision.????????; do
+              [ -f "$__pv_o/pid" ] && ! kill -0 "$(cat "$__pv_o/pid")" 2>/dev/null && rm -rf -- "$__pv_o"
+            done
             __pv_d=$(mktemp -d /tmp/provision.XXXXXXXX) || exit 3
             trap 'rm -rf "$__pv_d"' EXIT
+            trap 'rm -rf "$__pv_d"; exit 1' HUP PIPE TERM
+            echo $$ >"$__pv_d/pid"
             __pv() {
               setsid /bin/sh -c "$1" <"$2" >"$__pv_d/o" 2>"$__pv_d/e" &
               echo "P $!"

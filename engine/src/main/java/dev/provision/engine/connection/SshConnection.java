@@ -22,7 +22,8 @@ import net.schmizz.sshj.connection.channel.direct.Signal;
  * one command per shell at a time, so calls may run concurrently (at most {@value #MAX_SESSIONS} at
  * once, below OpenSSH's default {@code MaxSessions 10}; further calls wait their turn). Where such a
  * shell cannot start (no {@code setsid} or {@code base64} on the host), every command gets a session
- * channel of its own instead, as plain {@code ssh host command} would. Standard input reaches the
+ * channel of its own instead, as plain {@code ssh host command} would; so does a command with more
+ * than {@value #SHELL_STDIN_LIMIT} bytes of input. Standard input reaches the
  * command whole and then ends, both outputs are returned with the exit status. When the time limit
  * passes, the remote command and its descendants are killed (under become, processes of another
  * user are out of the login user's reach and only get hung up on) and the call fails.
@@ -34,6 +35,11 @@ public final class SshConnection implements Connection {
     static final int MAX_SESSIONS = 8;
     private static final int KILL_TIMEOUT_SECONDS = 10;
     private static final long SHELL_START_MILLIS = 30_000;
+    /**
+     * Input above this size (a large file to write) streams through a channel of its own: a shell
+     * gets its input as base64 in a here-document, which costs the host ~10x the bytes' time to parse.
+     */
+    static final int SHELL_STDIN_LIMIT = 1 << 20;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String hostName;
@@ -78,7 +84,7 @@ public final class SshConnection implements Connection {
             throw new ConnectionException("interrupted while waiting to run a command on " + hostName, e);
         }
         try {
-            RemoteShell shell = shellsWork ? shell() : null;
+            RemoteShell shell = shellsWork && request.stdinLength() <= SHELL_STDIN_LIMIT ? shell() : null;
             return shell != null ? runInShell(shell, request, deadline) : runInOwnChannel(request, deadline);
         } finally {
             sessions.release();

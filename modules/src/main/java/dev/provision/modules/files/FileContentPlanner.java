@@ -36,6 +36,9 @@ import java.util.Optional;
  * what they read through the {@link HostView}; thread-safe.
  */
 public final class FileContentPlanner {
+    /** Files larger than this are compared by size first (the line diff of such a file is noise). */
+    static final int LINE_DIFF_LIMIT = 100 * 1024;
+
     private FileContentPlanner() {
     }
 
@@ -75,6 +78,17 @@ public final class FileContentPlanner {
     /** Reads the path, then plans as {@link #create} or {@link #update} with a generic summary. */
     public static Plan plan(HostView host, String path, byte[] wanted, Attributes attributes, String convergedReason)
             throws ModuleException {
+        Optional<FileStat> stat = FilePaths.statFollowing(host, path);
+        if (stat.isPresent() && stat.get().type() == FileStat.Type.FILE && stat.get().size() != wanted.length
+                && Math.max(stat.get().size(), wanted.length) > LINE_DIFF_LIMIT) {
+            // A large file of another size differs: no need to bring it over to compare (Ansible, too,
+            // shows no line diff past about 100 KiB).
+            List<Diff> diffs = new ArrayList<>();
+            diffs.add(new Diff(path, "", "content differs (" + stat.get().size() + " bytes -> " + wanted.length + " bytes)\n"));
+            FileAttributes.diff(path, stat.get(), attributes).ifPresent(diffs::add);
+            Command put = new Command.PutFile(path, wanted, FileAttributes.keepingCurrent(stat.get(), attributes));
+            return Plan.of(new Change("update " + path, diffs, List.of(put)));
+        }
         Optional<Existing> existing = read(host, path);
         if (existing.isEmpty()) {
             return create(host, path, wanted, attributes);

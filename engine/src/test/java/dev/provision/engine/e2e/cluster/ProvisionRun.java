@@ -24,15 +24,7 @@ record ProvisionRun(List<String> args, int exitCode, String output) {
     }
 
     static ProvisionRun of(List<String> args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(TestCluster.REPO.resolve("provision").toString());
-        command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(command).directory(TestCluster.REPO.toFile()).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        builder.environment().put("NO_COLOR", "1");
-        // The tests name their own store with --known-hosts; never let the environment pick another.
-        builder.environment().remove("PROVISION_KNOWN_HOSTS");
-        Process process = builder.start();
+        Process process = start(args, ProcessBuilder.Redirect.PIPE);
         byte[] out = process.getInputStream().readAllBytes();
         if (!process.waitFor(10, TimeUnit.MINUTES)) {
             process.destroyForcibly();
@@ -42,6 +34,23 @@ record ProvisionRun(List<String> args, int exitCode, String output) {
         // Keep the full output in the build log: what a sysadmin would have seen, for whoever reads a failure.
         System.out.println("$ provision " + ShellWords.join(args) + "\n" + run.output() + "[exit " + run.exitCode() + "]\n");
         return run;
+    }
+
+    /**
+     * Starts the launcher without waiting for it, its output (stdout and stderr) going to
+     * {@code output}; for tests that kill or signal the controller mid-run.
+     */
+    static Process start(List<String> args, ProcessBuilder.Redirect output) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(TestCluster.REPO.resolve("provision").toString());
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(command).directory(TestCluster.REPO.toFile()).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(output);
+        builder.environment().put("NO_COLOR", "1");
+        // The tests name their own store with --known-hosts; never let the environment pick another.
+        builder.environment().remove("PROVISION_KNOWN_HOSTS");
+        return builder.start();
     }
 
     /**

@@ -54,6 +54,10 @@ final class ConnectionHostView implements HostView {
 
     @Override
     public ProbeResult probe(String... argv) throws ModuleException {
+        Optional<ProbeResult> forecast = this.forecast.flatMap(f -> f.probe(List.of(argv)));
+        if (forecast.isPresent()) {
+            return forecast.get();
+        }
         ExecResult r = exec(ExecRequest.argv(argv));
         return new ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText());
     }
@@ -75,6 +79,16 @@ final class ConnectionHostView implements HostView {
         } catch (ConnectionException e) {
             throw new ModuleException("cannot read " + path + ": " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public Optional<ProbeResult> pendingAnswer(List<String> probe) {
+        return forecast.flatMap(f -> f.probe(probe));
+    }
+
+    @Override
+    public boolean changesPending(String path) {
+        return forecast.map(f -> f.changes(path)).orElse(false);
     }
 
     @Override

@@ -2,12 +2,16 @@ package dev.provision.engine.exec;
 
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.FileStat;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Check mode's memory of what earlier tasks of this run would have done to one host's files, so
+ * Check mode's memory of what earlier tasks of this run would have done to one host's files (and to
+ * the state its probes read, as the plans declare it), so
  * that later tasks plan against the forecast state (a file a template would create, a directory a
  * file task would make), as they would plan against the real state when applying. Without it, a
  * dry run of a fresh host would fail or mislead at the first dependent task.
@@ -18,6 +22,22 @@ final class Forecast {
     }
 
     private final Map<String, Entry> paths = new ConcurrentHashMap<>();
+    private final Map<List<String>, ProbeResult> probes = new ConcurrentHashMap<>();
+
+    /** Records what probes answer once a plan that was not applied would have been (see {@link Plan#afterwards}). */
+    void record(Plan plan) {
+        probes.putAll(plan.afterwards());
+    }
+
+    /** The forecast answer of a probe: empty when the forecast knows nothing of it. */
+    Optional<ProbeResult> probe(List<String> argv) {
+        return Optional.ofNullable(probes.get(argv));
+    }
+
+    /** Whether an earlier task of this run would change {@code path} (the host does not hold it yet). */
+    boolean changes(String path) {
+        return paths.containsKey(path);
+    }
 
     /** Records the effect of a command that was planned but not applied. */
     void record(Command command, Optional<FileStat> current) {

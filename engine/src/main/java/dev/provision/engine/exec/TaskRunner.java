@@ -253,6 +253,7 @@ final class TaskRunner {
                 forecast.record(command, current);
             }
         }
+        forecast.record(plan);
     }
 
     private static Optional<ExecResult> apply(Connection connection, Plan plan) throws ConnectionException, CommandRunner.CommandFailedException {

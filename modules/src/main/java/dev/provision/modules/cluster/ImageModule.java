@@ -43,7 +43,8 @@ import java.util.regex.Pattern;
  * {@code .RepoDigests}), which hold the digest the registry serves for the reference (for a
  * multi-architecture image both the list's and the instance's digest), so they compare with the
  * registry and across nodes. {@code result.digest} carries the digest when it is known at planning
- * time: the local one when nothing is to be pulled, the registry's when a pull will fetch it. The
+ * time: the local one when nothing is to be pulled, the registry's (asked read-only with skopeo,
+ * when the host has it) when a pull will fetch it; a dry run then forecasts the pulled image. The
  * fact {@code image_digest} is set only when the plan is empty, because a fact from a plan with
  * changes would describe the host before they are applied (and under --check, never). So compare
  * digests across nodes in a later read-only task (a second {@code image} task or a check), not from
@@ -52,6 +53,8 @@ import java.util.regex.Pattern;
 public final class ImageModule implements TaskModule {
     // A leading '-' would be read as an option by podman, docker and skopeo.
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:/@+-]*");
+    /** The files that say where and how the engines keep their images. */
+    private static final List<String> STORE_CONFIGURATION = List.of("/etc/containers/storage.conf", "/etc/docker/daemon.json");
     static final String REPO_DIGESTS = "{{range .RepoDigests}}{{println .}}{{end}}";
     private static final ParamSpec SPEC = ParamSpec.builder()
             .required("name", Type.STRING)
@@ -102,9 +105,13 @@ public final class ImageModule implements TaskModule {
         }
         Optional<String> remoteDigest = Optional.empty();
         String why = "not in the " + engine + " image store";
+        boolean skopeo = host.probe("sh", "-c", "command -v skopeo").ok();
+        if (skopeo) {
+            // Read-only, also for a missing image: the plan names the digest the pull will fetch.
+            remoteDigest = Optional.of(registryDigest(host, name, tlsVerify));
+        }
         if (local.isPresent()) {
-            if (host.probe("sh", "-c", "command -v skopeo").ok()) {
-                remoteDigest = Optional.of(registryDigest(host, name, tlsVerify));
+            if (skopeo) {
                 String remote = remoteDigest.get();
                 if (local.get().stream().anyMatch(d -> d.endsWith("@" + remote))) {
                     return converged(name + " is up to date with the registry (" + remoteDigest.get() + ")", remoteDigest);
@@ -128,7 +135,16 @@ public final class ImageModule implements TaskModule {
                 List.of(new Diff("image " + name, localDigest.orElse(local.isPresent() ? "present" : "absent") + "\n",
                         remoteDigest.orElse("pulled") + "\n")),
                 List.of(new Command.Exec(argv, new byte[0]))));
-        return remoteDigest.map(d -> plan.withResult(Map.of("digest", d))).orElse(plan);
+        if (remoteDigest.isEmpty()) {
+            return plan;
+        }
+        String pulled = repository(name) + "@" + remoteDigest.get() + "\n";
+        return plan.withResult(Map.of("digest", remoteDigest.get()))
+                .withProbeAfterwards(inspect(engine, name), new ProbeResult(0, pulled, ""));
+    }
+
+    private static List<String> inspect(String engine, String name) {
+        return List.of(engine, "image", "inspect", "--format", REPO_DIGESTS, name);
     }
 
     private static Plan converged(String reason, Optional<String> digest) {
@@ -151,7 +167,13 @@ public final class ImageModule implements TaskModule {
 
     /** The image's repo digests ({@code repo@sha256:...}), empty list for a local build; empty when absent. */
     private static Optional<List<String>> localDigests(HostView host, String engine, String name) throws ModuleException {
-        ProbeResult probe = host.probe(engine, "image", "inspect", "--format", REPO_DIGESTS, name);
+        if (STORE_CONFIGURATION.stream().anyMatch(host::changesPending)) {
+            // A dry run, and an earlier task configures the image store anew: asking the engine now
+            // would read (and initialise) the old store. The run finds the new one empty.
+            Optional<ProbeResult> pulled = host.pendingAnswer(inspect(engine, name));
+            return pulled.map(p -> p.stdout().lines().map(String::strip).filter(l -> !l.isEmpty()).toList());
+        }
+        ProbeResult probe = host.probe(inspect(engine, name).toArray(String[]::new));
         if (!probe.ok()) {
             String err = probe.stderr().toLowerCase(Locale.ROOT);
             if (err.contains("no such image") || err.contains("image not known") || err.contains("not found")) {

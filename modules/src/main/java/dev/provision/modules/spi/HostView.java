@@ -26,4 +26,23 @@ public interface HostView {
 
     /** Describes a path without following a final symlink; empty when it does not exist. */
     Optional<FileStat> stat(String path) throws ModuleException;
+
+    /**
+     * Whether an earlier task of this run changes {@code path} and the host does not hold that change
+     * yet (a dry run): {@link #readFile} already answers with the new content, but a tool that reads
+     * the file itself (a probe) still sees the old one. A module whose probe depends on such a file
+     * plans from what the file will say, not from what the tool answers now.
+     */
+    default boolean changesPending(String path) {
+        return false;
+    }
+
+    /**
+     * What {@code probe} answers once an earlier plan of this run is applied, when the host does not
+     * hold that change yet (a dry run; see {@link Plan#afterwards}); empty otherwise. {@link #probe}
+     * answers the same; this asks without touching the host.
+     */
+    default Optional<ProbeResult> pendingAnswer(java.util.List<String> probe) {
+        return Optional.empty();
+    }
 }

@@ -14,13 +14,24 @@ import java.util.Map;
  * @param facts variables to set on the host for later tasks ({@code set_fact}); applied even in
  *     a --check run because they change nothing on the host
  * @param result extra values for {@code register} and the output ({@code msg} of {@code debug})
+ * @param afterwards what read-only probes (argument vectors, as given to {@link HostView#probe})
+ *     answer once the changes are applied: a package installed, an image pulled, a mount mounted.
+ *     The engine's dry run remembers them, so that a later task of the same run probes the state
+ *     this plan makes, as it would when the run applies it (files are remembered from the commands).
+ *     Only for probes whose answer this plan alone decides; a module reads its own probes back.
  */
-public record Plan(List<Change> changes, String reason, Map<String, Object> facts, Map<String, Object> result) {
+public record Plan(List<Change> changes, String reason, Map<String, Object> facts, Map<String, Object> result,
+                   Map<List<String>, ProbeResult> afterwards) {
     public Plan {
         changes = List.copyOf(changes);
         requireNonNull(reason, "reason cannot be null");
         facts = Map.copyOf(facts);
         result = Map.copyOf(result);
+        afterwards = Map.copyOf(afterwards);
+    }
+
+    public Plan(List<Change> changes, String reason, Map<String, Object> facts, Map<String, Object> result) {
+        this(changes, reason, facts, result, Map.of());
     }
 
     /** Nothing to do, and why. */
@@ -41,10 +52,17 @@ public record Plan(List<Change> changes, String reason, Map<String, Object> fact
     }
 
     public Plan withFacts(Map<String, Object> facts) {
-        return new Plan(changes, reason, facts, result);
+        return new Plan(changes, reason, facts, result, afterwards);
     }
 
     public Plan withResult(Map<String, Object> result) {
-        return new Plan(changes, reason, facts, result);
+        return new Plan(changes, reason, facts, result, afterwards);
+    }
+
+    /** This plan, adding that {@code probe} answers {@code answer} once it is applied (see {@link #afterwards}). */
+    public Plan withProbeAfterwards(List<String> probe, ProbeResult answer) {
+        Map<List<String>, ProbeResult> more = new java.util.LinkedHashMap<>(afterwards);
+        more.put(List.copyOf(probe), answer);
+        return new Plan(changes, reason, facts, result, more);
     }
 }

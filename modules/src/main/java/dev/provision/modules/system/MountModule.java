@@ -140,7 +140,27 @@ public final class MountModule implements TaskModule {
                             Command.Exec.of("mount", path)));
             default -> throw new ModuleException("unsupported state " + state);
         }
-        return Plan.of(changes, String.join("; ", reasons));
+        Plan plan = Plan.of(changes, String.join("; ", reasons));
+        if (plan.isEmpty()) {
+            return plan;
+        }
+        return switch (state) {
+            case "mounted", "remounted" -> params.optString("src").isPresent() && params.optString("fstype").isPresent()
+                    ? plan.withProbeAfterwards(findmnt(path), new ProbeResult(0, escapeFindmnt(entry(params, path).src()) + " "
+                            + escapeFindmnt(entry(params, path).fstype()) + " " + params.string("opts") + "\n", ""))
+                    : plan;
+            case "unmounted", "absent" -> plan.withProbeAfterwards(findmnt(path), new ProbeResult(1, "", ""));
+            default -> plan;
+        };
+    }
+
+    private static List<String> findmnt(String path) {
+        return List.of("findmnt", "-n", "-r", "-o", "SOURCE,FSTYPE,OPTIONS", "--mountpoint", path);
+    }
+
+    /** findmnt -r's escaping of blanks and backslashes, the reverse of {@link #unescapeFindmnt}. */
+    private static String escapeFindmnt(String field) {
+        return field.replace("\\", "\\x5c").replace(" ", "\\x20").replace("\t", "\\x09");
     }
 
     private static Entry entry(Params params, String path) throws ModuleException {
@@ -214,7 +234,7 @@ public final class MountModule implements TaskModule {
     }
 
     private static Optional<Mounted> mounted(HostView host, String path) throws ModuleException {
-        ProbeResult probe = host.probe("findmnt", "-n", "-r", "-o", "SOURCE,FSTYPE,OPTIONS", "--mountpoint", path);
+        ProbeResult probe = host.probe(findmnt(path).toArray(String[]::new));
         if (probe.exitCode() == 1 && probe.stdout().isBlank()) {
             return Optional.empty();
         }

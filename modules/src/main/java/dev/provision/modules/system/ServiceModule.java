@@ -127,7 +127,12 @@ public final class ServiceModule implements TaskModule {
             backend.enablement(enabled.get(), changes, reasons);
         }
         String reason = String.join("; ", reasons);
-        return changes.isEmpty() ? Plan.converged(reason) : new Plan(changes, reason, java.util.Map.of(), java.util.Map.of());
+        if (changes.isEmpty()) {
+            return Plan.converged(reason);
+        }
+        Plan plan = new Plan(changes, reason, java.util.Map.of(), java.util.Map.of());
+        return state.isEmpty() ? plan
+                : plan.withProbeAfterwards(backend.statusProbe(), backend.statusAnswer(!state.get().equals("stopped")));
     }
 
     private static Change change(String summary, String name, String before, String after, List<Command> commands) {
@@ -161,6 +166,12 @@ public final class ServiceModule implements TaskModule {
     private sealed interface Backend {
         boolean running() throws ModuleException;
 
+        /** The probe {@link #running} asks. */
+        List<String> statusProbe();
+
+        /** What that probe answers for a running (or stopped) service: a dry run's forecast. */
+        ProbeResult statusAnswer(boolean running);
+
         /** The commands for start, stop, restart or reload. */
         List<Command> command(String action);
 
@@ -170,7 +181,17 @@ public final class ServiceModule implements TaskModule {
     private record Systemd(HostView host, String name) implements Backend {
         @Override
         public boolean running() throws ModuleException {
-            return host.probe("systemctl", "is-active", name).ok();
+            return host.probe(statusProbe().toArray(String[]::new)).ok();
+        }
+
+        @Override
+        public List<String> statusProbe() {
+            return List.of("systemctl", "is-active", name);
+        }
+
+        @Override
+        public ProbeResult statusAnswer(boolean running) {
+            return running ? new ProbeResult(0, "active\n", "") : new ProbeResult(3, "inactive\n", "");
         }
 
         @Override
@@ -213,13 +234,23 @@ public final class ServiceModule implements TaskModule {
 
         @Override
         public boolean running() throws ModuleException {
-            ProbeResult status = host.probe(script, "status");
+            ProbeResult status = host.probe(statusProbe().toArray(String[]::new));
             return switch (status.exitCode()) {
                 case 0 -> true;
                 case 1, 2, 3 -> false;
                 default -> throw new ModuleException("cannot tell whether " + name + " runs: " + script + " status exited "
                         + status.exitCode() + (status.stderr().isBlank() ? "" : ": " + status.stderr().strip()));
             };
+        }
+
+        @Override
+        public List<String> statusProbe() {
+            return List.of(script, "status");
+        }
+
+        @Override
+        public ProbeResult statusAnswer(boolean running) {
+            return new ProbeResult(running ? 0 : 3, "", "");
         }
 
         /**
@@ -263,13 +294,23 @@ public final class ServiceModule implements TaskModule {
     private record Daemon(HostView host, String name, List<String> daemon, String pidfile) implements Backend {
         @Override
         public boolean running() throws ModuleException {
-            ProbeResult status = host.probe("start-stop-daemon", "--status", "--pidfile", pidfile);
+            ProbeResult status = host.probe(statusProbe().toArray(String[]::new));
             return switch (status.exitCode()) {
                 case 0 -> true;
                 case 1, 3 -> false;
                 default -> throw new ModuleException("cannot tell whether " + name + " runs: start-stop-daemon --status exited "
                         + status.exitCode() + (status.stderr().isBlank() ? "" : ": " + status.stderr().strip()));
             };
+        }
+
+        @Override
+        public List<String> statusProbe() {
+            return List.of("start-stop-daemon", "--status", "--pidfile", pidfile);
+        }
+
+        @Override
+        public ProbeResult statusAnswer(boolean running) {
+            return new ProbeResult(running ? 0 : 3, "", "");
         }
 
         @Override

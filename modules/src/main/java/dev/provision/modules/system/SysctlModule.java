@@ -112,7 +112,7 @@ public final class SysctlModule implements TaskModule {
         Optional<String> live = Optional.empty();
         boolean missingFromKernel = false;
         if (params.bool("sysctl_set")) {
-            ProbeResult probe = host.probe("sysctl", "-n", name);
+            ProbeResult probe = host.probe(liveProbe(name).toArray(String[]::new));
             if (probe.ok()) {
                 live = Optional.of(normalise(probe.stdout()));
             } else if (isMissingKey(probe)) {
@@ -154,7 +154,12 @@ public final class SysctlModule implements TaskModule {
         if (changes.isEmpty()) {
             return Plan.converged(reason);
         }
-        return new Plan(changes, missingFromKernel ? name + " is not in this kernel: file only (ignore_missing)" : "", Map.of(), Map.of());
+        Plan plan = new Plan(changes, missingFromKernel ? name + " is not in this kernel: file only (ignore_missing)" : "", Map.of(), Map.of());
+        return live.isPresent() ? plan.withProbeAfterwards(liveProbe(name), new ProbeResult(0, value + "\n", "")) : plan;
+    }
+
+    private static List<String> liveProbe(String name) {
+        return List.of("sysctl", "-n", name);
     }
 
     private static Plan absent(HostView host, String name, String file) throws ModuleException {

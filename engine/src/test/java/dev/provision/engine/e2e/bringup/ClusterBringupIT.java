@@ -42,7 +42,11 @@ class ClusterBringupIT {
             "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3");
 
     /** Inventory, controller known_hosts, cluster key; made in {@code @BeforeAll}, so not a {@code @TempDir} field. */
+    /** The controller-side tasks that run for real under --check too ({@code check_mode: false}). */
+    private static final Set<String> CONTROLLER_KEY_TASKS = Set.of("cluster : Directory for the cluster key pair (controller)",
+            "cluster : Cluster key pair (controller, made once)");
     private SiteCluster.Session session;
+    private Map<String, Set<String>> freshForecast;
     private Path tmp;
     private Path inventory;
     private Path knownHosts;
@@ -66,6 +70,31 @@ class ClusterBringupIT {
         }
     }
 
+    /**
+     * The dry run on fresh nodes: exit 0, nothing changed on any node, the diffs, the registry's
+     * digest and the handler the run fires. Its per-host list of changed tasks is kept for the
+     * converge that follows ({@code check_mode: false} tasks on the controller are real in both).
+     */
+    @Test
+    @Order(0)
+    void freshClusterDryRunShowsTheDiffsTheDigestAndTheHandlerAndChangesNothing() throws Exception {
+        Map<Integer, String> before = nodeStates();
+        Result check = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
+        assertEquals(0, check.exitCode(), check.output());
+        assertEquals(before, nodeStates(), "--check must change nothing on any node");
+        String digest = SiteCluster.run(Map.of(), List.of("skopeo", "inspect", "--tls-verify=false", "--format", "{{.Digest}}",
+                "docker://10.213.0.1:5000/train:latest"), 2).expectSuccess("skopeo inspect on the controller").output().strip();
+        assertTrue(check.output().contains("+" + digest + "\n"), "the pull's diff names the registry's digest " + digest + ":\n" + check.output());
+        assertTrue(check.output().contains("RUNNING HANDLER [cluster : restart chrony]"), check.output());
+        assertTrue(check.output().contains("+10.213.0.18 node08\n"), "the diff of /etc/hosts:\n" + check.output());
+        freshForecast = SiteCluster.changedTasks(check.output(), NODES);
+        for (int k = 1; k <= NODES; k++) {
+            assertTrue(freshForecast.get(node(k)).contains("cluster : restart chrony"), node(k) + ":\n" + check.output());
+            // made for real by the dry run (check_mode: false on the controller), so ok in the converge
+            freshForecast.get(node(k)).removeAll(CONTROLLER_KEY_TASKS);
+        }
+    }
+
     @Test
     @Order(1)
     void freshClusterConvergesOnEveryNode() throws Exception {
@@ -78,12 +107,19 @@ class ClusterBringupIT {
         for (int k = 1; k <= NODES; k++) {
             assertTrue(recap(run.output(), node(k), "changed") > 10, run.output());
         }
+        assertEquals(freshForecast, SiteCluster.changedTasks(run.output(), NODES),
+                "the fresh dry run forecast exactly the tasks the converge changed:\n" + run.output());
         assertClusterConverged(List.of(1, 2, 3, 4, 5, 6, 7, 8));
     }
 
     @Test
     @Order(2)
     void secondRunChangesNothing() throws Exception {
+        Result check = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", PLAYBOOK);
+        assertEquals(0, check.exitCode(), check.output());
+        for (int k = 1; k <= NODES; k++) {
+            assertEquals(0, recap(check.output(), node(k), "changed"), node(k) + ":\n" + check.output());
+        }
         Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         assertEquals(0, run.exitCode(), run.output());
         for (int k = 1; k <= NODES; k++) {
@@ -119,6 +155,7 @@ class ClusterBringupIT {
 
         Result repair = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         assertEquals(0, repair.exitCode(), repair.output());
+        assertEquals(changed, SiteCluster.changedTasks(repair.output(), NODES), "--check forecast the repair:\n" + repair.output());
         assertEquals(3, recap(repair.output(), "node04", "changed"), repair.output());
         assertClusterConverged(List.of(4));
         Result again = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
@@ -232,12 +269,13 @@ class ClusterBringupIT {
         assertEquals(1, digests.size(), "one digest on all nodes: " + digests);
     }
 
-    /** What --check must not touch: every node's written files (overlay upper dirs of /etc and /root) and mounts. */
+    /** What --check must not touch: every node's written files (/etc, /root, /srv, /opt, /var/lib: the image store), mounts, a live value. */
     private Map<Integer, String> nodeStates() throws Exception {
         Map<Integer, String> states = new LinkedHashMap<>();
         for (int k = 1; k <= NODES; k++) {
-            states.put(k, SiteCluster.inNode(k, "cd / && find etc root -xdev -newer etc/hostname \\( -type f -o -type d \\) -printf '%p %m %u\\n' 2>/dev/null | sort;"
-                    + " find etc root -xdev -newer etc/hostname -type f -print0 | sort -z | xargs -0 -r sha256sum; grep ' /data ' /proc/mounts")
+            states.put(k, SiteCluster.inNode(k, "cd / && find etc root srv opt var/lib -xdev -newer etc/hostname \\( -type f -o -type d \\) -not -path 'var/lib/chrony*' -printf '%p %m %u\\n' 2>/dev/null | sort;"
+                    + " find etc root srv opt var/lib -xdev -newer etc/hostname -type f -not -path 'var/lib/chrony*' -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum;"
+                    + " grep ' /data ' /proc/mounts; sysctl -n net.ipv4.tcp_mtu_probing")
                     .output());
         }
         return states;

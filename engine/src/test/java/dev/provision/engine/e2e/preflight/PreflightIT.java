@@ -125,6 +125,9 @@ class PreflightIT {
         for (int k = 1; k <= NODES; k++) {
             assertEquals(Set.of(MARKER_TASK), changed.get(node(k)), node(k) + ":\n" + run.output());
         }
+        Result real = preflight(tmp.resolve("after-check.json"));
+        assertEquals(0, real.exitCode(), real.output());
+        assertEquals(changed, SiteCluster.changedTasks(real.output(), NODES), "--check forecasts exactly what the run does:\n" + real.output());
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.provision.engine.connection.SshConnectionFactory;
 import dev.provision.engine.exec.Executor;
 import dev.provision.engine.exec.FactCache;
 import dev.provision.engine.exec.ModuleRegistry;
+import dev.provision.engine.exec.RunChecks;
 import dev.provision.engine.exec.RunOptions;
 import dev.provision.engine.exec.RunSummary;
 import dev.provision.engine.inventory.Host;
@@ -182,6 +183,8 @@ public final class ProvisionCommand implements Callable<Integer> {
         Inventory inv = Inventory.load(inventory, book.directory());
         RunOptions options = new RunOptions(check, diff, tags, skipTags, Math.max(1, forks),
                 ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length);
+        TemplateEngine templates = new TemplateEngine(templateRoots());
+        RunChecks.playbook(book, options, templates);
         if (syntaxCheck) {
             out.println("playbook: " + playbook + " (" + book.plays().size() + " plays) — syntax OK");
             return ExitCode.OK;
@@ -190,6 +193,7 @@ public final class ProvisionCommand implements Callable<Integer> {
             list(book, inv, options);
             return ExitCode.OK;
         }
+        RunChecks.selection(book, inv, options, replaced, templates);
         char[] becomePassword;
         if (askBecomePass) {
             java.io.Console console = System.console();
@@ -215,7 +219,6 @@ public final class ProvisionCommand implements Callable<Integer> {
             listeners.add(report);
         }
         RunListener listener = new Listeners(listeners);
-        TemplateEngine templates = new TemplateEngine(templateRoots());
         RunSummary summary;
         Set<String> changedKeys;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
@@ -225,8 +228,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         } finally {
             java.util.Arrays.fill(becomePassword, '\0');
         }
+        // A host whose key changed would be refused again by a plain retry: it gets its own hint below.
         List<String> retry = new ArrayList<>(summary.failedHosts());
-        retry.addAll(summary.unreachableHosts());
+        summary.unreachableHosts().stream().filter(h -> !changedKeys.contains(h)).forEach(retry::add);
         listener.recap(summary.stats(), retry.isEmpty() ? "" : retryCommand(retry, List.of()));
         printAcceptReplacedCommand(summary.unreachableHosts().stream().filter(changedKeys::contains).toList());
         if (report != null && report.failure().isPresent()) {
@@ -275,7 +279,7 @@ public final class ProvisionCommand implements Callable<Integer> {
                 + (hosts.size() == 1 ? "it was" : "they were") + " rebuilt, accept the new key and converge "
                 + (hosts.size() == 1 ? "it" : "them") + " with:");
         // The whole run again, not --limit: the other nodes must learn the new key (ssh_known_hosts).
-        List<String> words = new ArrayList<>(List.of("provision"));
+        List<String> words = new ArrayList<>(List.of(invokedAs()));
         words.addAll(args);
         words.add("--replaced");
         words.add(String.join(",", hosts));
@@ -285,7 +289,7 @@ public final class ProvisionCommand implements Callable<Integer> {
 
     /** The same command line with {@code --limit} replaced by the hosts to retry, and {@code extra} options before it. */
     private String retryCommand(List<String> hosts, List<String> extra) {
-        List<String> words = new ArrayList<>(List.of("provision"));
+        List<String> words = new ArrayList<>(List.of(invokedAs()));
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             if (a.equals("-l") || a.equals("--limit")) {
@@ -301,6 +305,12 @@ public final class ProvisionCommand implements Callable<Integer> {
         words.add("--limit");
         words.add(String.join(",", hosts));
         return ShellWords.join(words);
+    }
+
+    /** The launcher as the user typed it ({@code ./provision}), so that a printed command runs as pasted. */
+    private static String invokedAs() {
+        String launcher = System.getProperty("provision.command", "");
+        return launcher.isBlank() ? "provision" : launcher;
     }
 
     /** The repository's {@code templates/}: beside the launcher ({@code provision.home}), else the working directory's. */

@@ -106,8 +106,7 @@ public final class Executor {
     }
 
     public RunSummary run(Playbook playbook, Inventory inventory) throws InvalidInputException {
-        checkHandlers(playbook);
-        checkStartAtTask(playbook, options);
+        RunChecks.playbook(playbook, options, templates);
         Map<String, HostState> states = new LinkedHashMap<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
              Connections connections = new Connections(connectionFactory, inventory, becomePassword)) {
@@ -165,45 +164,6 @@ public final class Executor {
     }
 
     /** A notify that names no handler is a mistake in the playbook, found before anything runs. */
-    private static void checkHandlers(Playbook playbook) throws InvalidInputException {
-        for (Play play : playbook.plays()) {
-            Set<String> topics = new HashSet<>();
-            for (Task h : play.handlers()) {
-                topics.add(h.name());
-                topics.addAll(h.listen());
-            }
-            for (Task t : allTasks(play)) {
-                for (String n : t.notifies()) {
-                    if (!topics.contains(n)) {
-                        throw new InvalidInputException(t.position(), "notify names no handler '" + n + "'"
-                                + dev.provision.modules.spi.Suggestions.closest(n, topics).map(s -> " (did you mean '" + s + "'?)").orElse("")
-                                + "; handlers of this play: " + String.join(", ", new java.util.TreeSet<>(topics)));
-                    }
-                }
-            }
-        }
-    }
-
-    /** {@code --start-at-task} naming no task would silently run nothing; say so before anything runs. */
-    static void checkStartAtTask(Playbook playbook, RunOptions options) throws InvalidInputException {
-        if (options.startAtTask().isEmpty()) {
-            return;
-        }
-        String wanted = options.startAtTask().get();
-        Set<String> names = new java.util.TreeSet<>();
-        for (Play play : playbook.plays()) {
-            for (Task t : tasksOf(play)) {
-                if (t.name().equals(wanted) || t.displayName().equals(wanted)) {
-                    return;
-                }
-                names.add(t.displayName());
-            }
-        }
-        throw new InvalidInputException(dev.provision.engine.source.SourcePosition.UNKNOWN, "--start-at-task: no task named '"
-                + wanted + "'" + dev.provision.modules.spi.Suggestions.closest(wanted, names).map(s -> " (did you mean '" + s + "'?)").orElse("")
-                + "; see the names with --list-tasks");
-    }
-
     /** The play's tasks in run order (pre_tasks, roles and tasks, post_tasks), blocks flattened; no handlers. */
     public static List<Task> tasksOf(Play play) {
         List<Task> out = new ArrayList<>();

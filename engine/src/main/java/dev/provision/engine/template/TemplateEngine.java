@@ -176,6 +176,43 @@ public final class TemplateEngine {
         return toJava(evaluateBare(expression, vars, where), expression, where);
     }
 
+    /**
+     * Parses, without evaluating, every template string inside a YAML-shaped value, as
+     * {@link #interpolate} would render it: for {@code --syntax-check} and the checks before a run.
+     *
+     * @throws TemplateException at {@code where} when a string is not a well-formed template
+     */
+    public void parse(Object value, SourcePosition where) throws TemplateException {
+        switch (value) {
+            case String text when TemplateText.needsRendering(text) -> {
+                Optional<String> single = TemplateText.singleExpression(text);
+                if (single.isPresent()) {
+                    parseExpression(single.get(), where);
+                } else {
+                    parseInline(text, text, where, 0);
+                }
+            }
+            case Map<?, ?> map -> {
+                for (Object v : map.values()) {
+                    parse(v, where);
+                }
+            }
+            case List<?> list -> {
+                for (Object item : list) {
+                    parse(item, where);
+                }
+            }
+            case null, default -> {
+            }
+        }
+    }
+
+    /** Parses, without evaluating, a bare expression as {@link #test} and {@link #evaluate} take it. */
+    public void parseExpression(String expression, SourcePosition where) throws TemplateException {
+        String bare = TemplateText.singleExpression(expression).orElse(expression);
+        parseInline("<#assign " + RESULT_VARIABLE + " = (\n" + bare + "\n)>", expression, where, 1);
+    }
+
     private TemplateModel evaluateBare(String expression, Map<String, Object> vars, SourcePosition where)
             throws TemplateException {
         Optional<String> wrapped = TemplateText.singleExpression(expression);

@@ -17,6 +17,8 @@ import java.util.regex.Pattern;
  * it printed (stdout and stderr together, without colour).
  */
 record ProvisionRun(List<String> args, int exitCode, String output) {
+    /** The launcher as the tests invoke it, and so the first word of every command provision prints. */
+    static final String LAUNCHER = TestCluster.REPO.resolve("provision").toString();
     private static final Pattern RECAP_LINE = Pattern.compile("(?m)^(\\S+)\\s+: ok=\\d+");
 
     static ProvisionRun of(String... args) throws IOException, InterruptedException {
@@ -42,7 +44,7 @@ record ProvisionRun(List<String> args, int exitCode, String output) {
      */
     static Process start(List<String> args, ProcessBuilder.Redirect output) throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(TestCluster.REPO.resolve("provision").toString());
+        command.add(LAUNCHER);
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(TestCluster.REPO.toFile()).redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
@@ -54,12 +56,12 @@ record ProvisionRun(List<String> args, int exitCode, String output) {
     }
 
     /**
-     * Runs a command line that provision printed for the user to copy ({@code provision ...}), word
+     * Runs a command line that provision printed for the user to copy ({@code /path/to/provision ...}), word
      * for word, through the same launcher.
      */
     static ProvisionRun printed(String commandLine) throws IOException, InterruptedException {
         List<String> words = ShellWords.split(commandLine);
-        if (words.isEmpty() || !words.get(0).equals("provision")) {
+        if (words.isEmpty() || !words.get(0).equals(LAUNCHER)) {
             throw new AssertionError("not a provision command line: " + commandLine);
         }
         return of(words.subList(1, words.size()));

@@ -59,7 +59,7 @@ class UnreachableNodeIT {
             }
         }
         String retry = run.lastLine();
-        assertEquals("provision -i " + cluster.inventory() + " --known-hosts " + tmp.resolve("known_hosts") + " "
+        assertEquals(ProvisionRun.LAUNCHER + " -i " + cluster.inventory() + " --known-hosts " + tmp.resolve("known_hosts") + " "
                 + ClusterConvergenceIT.PLAYBOOK + " --limit " + node, retry, "the recap ends with the retry command");
 
         cluster.sshdStart(DOWN);

@@ -1,0 +1,197 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.playbook.Expression;
+import dev.provision.engine.playbook.Play;
+import dev.provision.engine.playbook.Playbook;
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.source.SourcePosition;
+import dev.provision.engine.template.TemplateEngine;
+import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.Suggestions;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What can be refused before any host is contacted, in one place: {@code --syntax-check} runs
+ * {@link #playbook}, a run runs {@link #playbook} and {@link #selection}. Every problem is reported
+ * at once, each on its own line with file:line:column, so that a playbook that passes
+ * {@code --syntax-check} is never refused later as invalid input.
+ */
+public final class RunChecks {
+    private RunChecks() {
+    }
+
+    /**
+     * Handlers named by {@code notify} exist (by name or {@code listen}), every expression and
+     * template string parses, {@code --start-at-task} names a task.
+     */
+    public static void playbook(Playbook playbook, RunOptions options, TemplateEngine templates) throws InvalidInputException {
+        List<String> problems = new ArrayList<>();
+        for (Play play : playbook.plays()) {
+            handlers(play, problems);
+            for (Task task : Executor.allTasks(play)) {
+                expressions(task, templates, problems);
+            }
+        }
+        startAtTask(playbook, options, problems);
+        throwIfAny(problems);
+    }
+
+    /**
+     * The run selects at least one host; {@code --limit} and {@code --replaced} name only what the
+     * inventory has. A run that would contact nobody is a mistake, as {@code ansible-playbook} says
+     * ("Specified hosts and/or --limit does not match any hosts"); a play that matches no host while
+     * others do stays a warning.
+     */
+    public static void selection(Playbook playbook, Inventory inventory, RunOptions options, Set<String> replaced,
+                                 TemplateEngine templates) throws InvalidInputException {
+        List<String> problems = new ArrayList<>();
+        Set<String> names = new TreeSet<>();
+        inventory.hosts().forEach(h -> names.add(h.name()));
+        Set<String> groupsAndHosts = new TreeSet<>(names);
+        groupsAndHosts.addAll(inventory.groups().keySet());
+        for (String host : replaced) {
+            if (inventory.host(host).isEmpty()) {
+                problems.add(SourcePosition.UNKNOWN + ": --replaced " + host + ": no such host in the inventory" + closest(host, names));
+            }
+        }
+        int selected = 0;
+        for (Play play : playbook.plays()) {
+            selected += Executor.selectHosts(play, inventory, options, templates).size();
+        }
+        if (selected == 0 && problems.isEmpty()) {
+            StringBuilder why = new StringBuilder(SourcePosition.UNKNOWN + ": no host matches");
+            List<String> patterns = new ArrayList<>();
+            playbook.plays().forEach(p -> patterns.add("hosts: " + p.hosts()));
+            why.append(' ').append(String.join(", ", new LinkedHashSet<>(patterns)));
+            options.limit().ifPresent(l -> why.append(" with --limit ").append(l));
+            Optional<String> unknown = unknownTerm(options.limit().orElse(""), inventory);
+            if (unknown.isPresent()) {
+                why.append(": the inventory has no host or group '").append(unknown.get()).append("'")
+                        .append(closest(unknown.get(), groupsAndHosts));
+            } else if (names.isEmpty()) {
+                why.append(": the inventory has no hosts (is -i the right file?)");
+            } else {
+                why.append("; the inventory's groups: ").append(String.join(", ", new TreeSet<>(inventory.groups().keySet())));
+            }
+            problems.add(why.toString());
+        }
+        throwIfAny(problems);
+    }
+
+    /** The first plain term of {@code pattern} (no wildcard, regex or operator) that names nothing. */
+    private static Optional<String> unknownTerm(String pattern, Inventory inventory) {
+        for (String term : pattern.split("[:,]")) {
+            String t = term.strip();
+            if (t.startsWith("!") || t.startsWith("&")) {
+                t = t.substring(1);
+            }
+            if (t.isEmpty() || t.equals("all") || t.startsWith("~") || t.contains("*") || t.contains("?")) {
+                continue;
+            }
+            if (inventory.host(t).isEmpty() && !inventory.groups().containsKey(t)) {
+                return Optional.of(t);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String closest(String typed, Set<String> candidates) {
+        return Suggestions.closest(typed, candidates).map(s -> " (did you mean '" + s + "'?)").orElse("");
+    }
+
+    private static void handlers(Play play, List<String> problems) {
+        Set<String> topics = new HashSet<>();
+        for (Task h : play.handlers()) {
+            topics.add(h.name());
+            topics.addAll(h.listen());
+        }
+        for (Task t : Executor.allTasks(play)) {
+            for (String n : t.notifies()) {
+                if (!topics.contains(n)) {
+                    problems.add(t.position() + ": notify names no handler '" + n + "'" + closest(n, topics)
+                            + (topics.isEmpty() ? "; this play has no handlers" : "; handlers of this play: " + String.join(", ", new TreeSet<>(topics))));
+                }
+            }
+        }
+    }
+
+    private static void expressions(Task task, TemplateEngine templates, List<String> problems) {
+        List<Expression> bare = new ArrayList<>(task.when());
+        task.changedWhen().ifPresent(bare::add);
+        task.failedWhen().ifPresent(bare::add);
+        task.until().ifPresent(bare::add);
+        for (Expression e : bare) {
+            try {
+                templates.parseExpression(e.text(), e.position());
+            } catch (TemplateException failure) {
+                problems.add(failure.getMessage());
+            }
+        }
+        for (var arg : task.args().entrySet()) {
+            try {
+                templates.parse(arg.getValue(), task.argPositions().getOrDefault(arg.getKey(), task.position()));
+            } catch (TemplateException failure) {
+                problems.add(failure.getMessage());
+            }
+        }
+        task.loop().ifPresent(loop -> {
+            try {
+                templates.parse(loop.items(), loop.position());
+            } catch (TemplateException failure) {
+                problems.add(failure.getMessage());
+            }
+        });
+    }
+
+    /** {@code --start-at-task} naming no task would silently run nothing. */
+    private static void startAtTask(Playbook playbook, RunOptions options, List<String> problems) {
+        if (options.startAtTask().isEmpty()) {
+            return;
+        }
+        String wanted = options.startAtTask().get();
+        Set<String> names = new TreeSet<>();
+        for (Play play : playbook.plays()) {
+            for (Task t : Executor.tasksOf(play)) {
+                if (t.name().equals(wanted) || t.displayName().equals(wanted)) {
+                    return;
+                }
+                names.add(t.displayName());
+            }
+        }
+        problems.add(SourcePosition.UNKNOWN + ": --start-at-task: no task named '" + wanted + "'" + closest(wanted, names)
+                + "; see the names with --list-tasks");
+    }
+
+    private static void throwIfAny(List<String> problems) throws InvalidInputException {
+        if (problems.isEmpty()) {
+            return;
+        }
+        // One problem keeps its one-line form; several are one per line, each with its position.
+        String first = problems.getFirst();
+        String message = problems.size() == 1 ? first : problems.size() + " problems:\n  " + String.join("\n  ", problems);
+        throw new Reported(message);
+    }
+
+    /** Problems already prefixed with their positions. */
+    private static final class Reported extends InvalidInputException {
+        private final String message;
+
+        Reported(String message) {
+            super(SourcePosition.UNKNOWN, message);
+            this.message = message;
+        }
+
+        @Override
+        public String getMessage() {
+            return message;
+        }
+    }
+}

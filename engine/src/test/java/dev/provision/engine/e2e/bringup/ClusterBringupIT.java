@@ -273,8 +273,8 @@ class ClusterBringupIT {
     private Map<Integer, String> nodeStates() throws Exception {
         Map<Integer, String> states = new LinkedHashMap<>();
         for (int k = 1; k <= NODES; k++) {
-            states.put(k, SiteCluster.inNode(k, "cd / && find etc root srv opt var/lib -xdev -newer etc/hostname \\( -type f -o -type d \\) -not -path 'var/lib/chrony*' -printf '%p %m %u\\n' 2>/dev/null | sort;"
-                    + " find etc root srv opt var/lib -xdev -newer etc/hostname -type f -not -path 'var/lib/chrony*' -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum;"
+            states.put(k, SiteCluster.inNode(k, "cd / && find etc root srv opt var/lib -xdev -newer etc/hostname \\( -type f -o -type d \\) -not -path 'var/lib/chrony*' -not -path 'var/lib/containers/cache*' -not -name '*.lock' -printf '%p %m %u\\n' 2>/dev/null | sort;"
+                    + " find etc root srv opt var/lib -xdev -newer etc/hostname -type f -not -path 'var/lib/chrony*' -not -path 'var/lib/containers/cache*' -not -name '*.lock' -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum;"
                     + " grep ' /data ' /proc/mounts; sysctl -n net.ipv4.tcp_mtu_probing")
                     .output());
         }

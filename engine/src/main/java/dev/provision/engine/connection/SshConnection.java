@@ -34,6 +34,7 @@ import net.schmizz.sshj.connection.channel.direct.Signal;
 public final class SshConnection implements Connection {
     static final int MAX_SESSIONS = 8;
     private static final int KILL_TIMEOUT_SECONDS = 10;
+    private static final int LOSS_SETTLE_MILLIS = 1000;
     private static final long SHELL_START_MILLIS = 30_000;
     /**
      * Input above this size (a large file to write) streams through a channel of its own: a shell
@@ -72,7 +73,7 @@ public final class SshConnection implements Connection {
     public ExecResult exec(ExecRequest request) throws ConnectionException {
         requireNonNull(request, "request cannot be null");
         if (closed.get()) {
-            throw new ConnectionException("connection to " + hostName + " is closed");
+            throw new UnreachableException("ssh: connection to " + destination + " was lost");
         }
         long deadline = System.nanoTime() + request.timeout().toNanos();
         try {
@@ -139,10 +140,7 @@ public final class SshConnection implements Connection {
             if (timedOut.get()) {
                 throw timedOut(request);
             }
-            if (!client.isConnected()) {
-                throw new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
-            }
-            throw new ConnectionException("ssh: running a command on " + hostName + " failed: " + SshErrors.reason(e), e);
+            throw failed(e);
         } finally {
             if (watchdog != null) {
                 watchdog.interrupt();
@@ -163,6 +161,39 @@ public final class SshConnection implements Connection {
         } catch (IOException e) {
             // Best effort: the shell is hung up on after the grace time.
         }
+    }
+
+    /**
+     * A command's channel failed. Mostly the connection is gone (sshd killed, the host rebooted, a
+     * keepalive went unanswered), which makes the host unreachable, never "failed": sshj may report
+     * the channel's end a moment before its transport notices, so give it that moment.
+     */
+    private ConnectionException failed(IOException e) {
+        boolean lost = !client.isConnected() || transportBroke(e);
+        for (int waited = 0; !lost && waited < LOSS_SETTLE_MILLIS; waited += 50) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            lost = !client.isConnected();
+        }
+        if (lost) {
+            close();
+            return new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
+        }
+        return new ConnectionException("ssh: running a command on " + hostName + " failed: " + SshErrors.reason(e), e);
+    }
+
+    private static boolean transportBroke(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof net.schmizz.sshj.transport.TransportException || t instanceof java.net.SocketException
+                    || String.valueOf(t.getMessage()).contains("Broken transport")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void requireConnected() throws UnreachableException {
@@ -198,10 +229,7 @@ public final class SshConnection implements Connection {
             Thread.currentThread().interrupt();
             throw new ConnectionException("interrupted while running a command on " + hostName, e);
         } catch (IOException e) {
-            if (!client.isConnected()) {
-                throw new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
-            }
-            throw new ConnectionException("ssh: running a command on " + hostName + " failed: " + SshErrors.reason(e), e);
+            throw failed(e);
         } finally {
             if (session != null) {
                 close(session, timedOut);

@@ -38,8 +38,8 @@ import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
  * through a direct-tcpip channel and verified and authenticated end to end.
  *
  * <p>Every host key (jump hosts included) is checked against the {@link KnownHostsStore}. Keepalive
- * every {@value #KEEP_ALIVE_SECONDS} s; a host that stops answering is dropped after a few missed
- * replies. Every failure to connect, verify or authenticate is an {@link UnreachableException} with
+ * every {@value #KEEP_ALIVE_SECONDS} s; a host that stops answering is dropped after
+ * {@value #KEEP_ALIVE_MISSED} missed replies (its commands then fail as unreachable). Every failure to connect, verify or authenticate is an {@link UnreachableException} with
  * one line, e.g. {@code ssh: connect to 10.1.0.5:22: connection refused}.
  *
  * <p>Thread-safe: the executor opens hosts in parallel. {@link #close()} disconnects the shared jump
@@ -47,7 +47,9 @@ import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
  */
 public final class SshConnectionFactory implements ConnectionFactory {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
-    static final int KEEP_ALIVE_SECONDS = 30;
+    /** Like OpenSSH's {@code ServerAliveInterval 15}, {@code ServerAliveCountMax 3}: a silent host is lost after 45 s. */
+    static final int KEEP_ALIVE_SECONDS = 15;
+    static final int KEEP_ALIVE_MISSED = 3;
     private static final List<String> DEFAULT_KEYS = List.of("id_ed25519", "id_ecdsa", "id_rsa");
 
     /**
@@ -174,6 +176,9 @@ public final class SshConnectionFactory implements ConnectionFactory {
         client.setConnectTimeout(Math.toIntExact(settings.connectTimeout().toMillis()));
         // Before connecting: sshj starts the keepalive thread on connect only when an interval is set.
         client.getConnection().getKeepAlive().setKeepAliveInterval(KEEP_ALIVE_SECONDS);
+        if (client.getConnection().getKeepAlive() instanceof net.schmizz.keepalive.KeepAliveRunner runner) {
+            runner.setMaxAliveCount(KEEP_ALIVE_MISSED);
+        }
         client.addHostKeyVerifier(check);
         return client;
     }

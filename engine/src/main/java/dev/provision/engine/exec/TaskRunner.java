@@ -168,6 +168,10 @@ final class TaskRunner {
         try {
             plan = module.plan(params, context);
         } catch (ModuleException e) {
+            Optional<UnreachableException> lost = connectionLost(e);
+            if (lost.isPresent()) {
+                throw lost.get(); // the host, not the module, failed: unreachable
+            }
             return labelled(failure(host, task, positioned(task, e.getMessage())), label);
         }
         plan.facts().forEach(host::setVar);
@@ -231,6 +235,16 @@ final class TaskRunner {
     /** Whether this task only plans: the run's {@code --check}, unless the task's {@code check_mode:} says otherwise. */
     private boolean checkMode(Task task) {
         return task.checkMode().orElse(play.options.check());
+    }
+
+    /** The lost connection behind a module's failure, when that is what it was (a probe's transport broke). */
+    private static Optional<UnreachableException> connectionLost(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof UnreachableException lost) {
+                return Optional.of(lost);
+            }
+        }
+        return Optional.empty();
     }
 
     private static void forecast(ConnectionHostView view, Forecast forecast, Plan plan) throws UnreachableException {

@@ -123,6 +123,10 @@ public final class ProvisionCommand implements Callable<Integer> {
     @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10", description = "SSH connect timeout (default: ${DEFAULT-VALUE}).")
     int connectTimeout;
 
+    @Option(names = "--task-timeout", paramLabel = "SECONDS", defaultValue = "3600",
+            description = "Time limit of one task on one host, unless the task's timeout: says otherwise (default: ${DEFAULT-VALUE}); past it, its command is killed and the task fails.")
+    int taskTimeout;
+
     @Option(names = {"-K", "--ask-become-pass"}, description = "Ask for the sudo password (or set PROVISION_BECOME_PASSWORD).")
     boolean askBecomePass;
 
@@ -181,8 +185,14 @@ public final class ProvisionCommand implements Callable<Integer> {
         ModuleRegistry modules = ModuleRegistry.load();
         Playbook book = PlaybookLoader.load(playbook, modules);
         Inventory inv = Inventory.load(inventory, book.directory());
+        if (taskTimeout < 1) {
+            err.println("provision: --task-timeout must be at least 1 second, got " + taskTimeout);
+            err.println("Try 'provision --help' for more information.");
+            return ExitCode.USAGE;
+        }
         RunOptions options = new RunOptions(check, diff, tags, skipTags, Math.max(1, forks),
-                ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length);
+                ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length,
+                Duration.ofSeconds(taskTimeout));
         TemplateEngine templates = new TemplateEngine(templateRoots());
         RunChecks.playbook(book, options, templates);
         if (syntaxCheck) {

@@ -31,6 +31,10 @@ public record ExecRequest(String commandLine, byte[] stdin, Duration timeout) {
         return argv(List.of(argv));
     }
 
+    public ExecRequest withTimeout(Duration limit) {
+        return new ExecRequest(commandLine, stdin, limit);
+    }
+
     public ExecRequest withStdin(byte[] input) {
         return new ExecRequest(commandLine, input, timeout);
     }

@@ -3,6 +3,7 @@ package dev.provision.engine.exec;
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.TimeLimitedConnection;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.playbook.Expression;
 import dev.provision.engine.playbook.Loop;
@@ -133,7 +134,10 @@ final class TaskRunner {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
             return labelled(failure(host, task, at + ": " + e.getMessage()), label);
         }
-        Connection connection = connections.forTask(task, play.play, host);
+        // Ansible's timeout: each item of a loop (with its until retries) gets the task's time limit.
+        Connection connection = TimeLimitedConnection.of(connections.forTask(task, play.play, host),
+                task.timeoutSeconds().map(Duration::ofSeconds).orElse(play.options.taskTimeout()),
+                task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + play.options.taskTimeout().toSeconds()));
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
         TaskResult result = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {

@@ -16,7 +16,7 @@ import java.util.Set;
 final class Keywords {
     /** Keywords any block, include, role entry or task may carry. */
     static final List<String> NAMES = List.of("when", "tags", "vars", "become", "become_user",
-            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode");
+            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout");
 
     final List<Expression> when = new ArrayList<>();
     final Set<String> tags = new LinkedHashSet<>();
@@ -28,6 +28,7 @@ final class Keywords {
     Optional<Boolean> runOnce = Optional.empty();
     Optional<String> delegateTo = Optional.empty();
     Optional<Boolean> checkMode = Optional.empty();
+    Optional<Integer> timeoutSeconds = Optional.empty();
 
     /** Nothing inherited (the top of a play). */
     static Keywords none() {
@@ -54,6 +55,7 @@ final class Keywords {
         result.runOnce = own.runOnce.or(() -> runOnce);
         result.delegateTo = own.delegateTo.or(() -> delegateTo);
         result.checkMode = own.checkMode.or(() -> checkMode);
+        result.timeoutSeconds = own.timeoutSeconds.or(() -> timeoutSeconds);
         return result;
     }
 }

@@ -24,6 +24,8 @@ import java.util.Set;
  * @param checkMode {@code check_mode:} as Ansible: {@code false} applies the task even under
  *     {@code --check} (for read-only commands whose output later tasks need), {@code true} plans it
  *     even in a normal run; empty follows the run
+ * @param timeoutSeconds {@code timeout:}, the task's time limit on each host (every probe and
+ *     command of it); empty follows the run's {@code --task-timeout}
  * @param listen handler topics ({@code listen:}); for handlers, the name is a topic too
  */
 public record Task(
@@ -49,6 +51,7 @@ public record Task(
         Optional<Boolean> become,
         Optional<String> becomeUser,
         Optional<Boolean> checkMode,
+        Optional<Integer> timeoutSeconds,
         List<String> listen,
         Path baseDirectory,
         Optional<RoleContext> role,
@@ -75,6 +78,7 @@ public record Task(
         requireNonNull(become, "become cannot be null");
         requireNonNull(becomeUser, "becomeUser cannot be null");
         requireNonNull(checkMode, "checkMode cannot be null");
+        requireNonNull(timeoutSeconds, "timeoutSeconds cannot be null");
         listen = List.copyOf(listen);
         requireNonNull(baseDirectory, "baseDirectory cannot be null");
         requireNonNull(role, "role cannot be null");

@@ -380,7 +380,7 @@ final class TaskParser {
                 effective.tags, effective.vars, effective.ignoreErrors.orElse(false), changedWhen, failedWhen, until,
                 retryCount, delay.orElse(DEFAULT_DELAY_SECONDS), effective.runOnce.orElse(false),
                 effective.delegateTo, effective.noLog.orElse(false), effective.become, effective.becomeUser,
-                effective.checkMode, listen,
+                effective.checkMode, effective.timeoutSeconds, listen,
                 src.baseDirectory(), src.role(), doc.position(mapping));
     }
 
@@ -470,6 +470,13 @@ final class TaskParser {
             case "run_once" -> into.runOnce = Optional.of(Values.bool(doc, v, "run_once"));
             case "delegate_to" -> into.delegateTo = Optional.of(Values.string(doc, v, "delegate_to"));
             case "check_mode" -> into.checkMode = Optional.of(Values.bool(doc, v, "check_mode"));
+            case "timeout" -> {
+                int seconds = Values.count(doc, v, "timeout");
+                if (seconds < 1) {
+                    throw doc.error(v, "'timeout' is the task's time limit in seconds and must be at least 1");
+                }
+                into.timeoutSeconds = Optional.of(seconds);
+            }
             default -> {
                 return false;
             }

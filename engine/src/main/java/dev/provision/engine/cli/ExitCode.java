@@ -18,7 +18,9 @@ public enum ExitCode {
     /** The command line is wrong (unknown option, missing playbook). */
     USAGE(5),
     /** With {@code --detailed-exitcodes}: the run succeeded and changed (or in check mode would change) something. */
-    CHANGES(6);
+    CHANGES(6),
+    /** The operator interrupted the run (Ctrl-C, SIGINT or SIGTERM); the recap and --json report were written. As a shell reports SIGINT. */
+    INTERRUPTED(130);
 
     private final int code;
 

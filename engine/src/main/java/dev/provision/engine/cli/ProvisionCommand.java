@@ -232,11 +232,17 @@ public final class ProvisionCommand implements Callable<Integer> {
         RunSummary summary;
         Set<String> changedKeys;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
-            summary = new Executor(modules, templates, connections, listener, options,
-                    FactCache.at(FactCache.defaultDirectory()), becomePassword).run(book, inv);
+            Executor executor = new Executor(modules, templates, connections, listener, options,
+                    FactCache.at(FactCache.defaultDirectory()), becomePassword);
+            try (Interruption interruption = Interruption.forwardTo(executor::requestStop, err)) {
+                summary = executor.run(book, inv);
+            }
             changedKeys = connections instanceof SshConnectionFactory ssh ? ssh.knownHosts().changedKeyHosts() : Set.of();
         } finally {
             java.util.Arrays.fill(becomePassword, '\0');
+        }
+        if (summary.interrupted()) {
+            listener.warning("the run was interrupted: no task started after that; the hosts are as the recap says");
         }
         // A host whose key changed would be refused again by a plain retry: it gets its own hint below.
         List<String> retry = new ArrayList<>(summary.failedHosts());
@@ -245,6 +251,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         printAcceptReplacedCommand(summary.unreachableHosts().stream().filter(changedKeys::contains).toList());
         if (report != null && report.failure().isPresent()) {
             err.println("WARNING: could not write the JSON report " + json + ": " + report.failure().get().getMessage());
+        }
+        if (summary.interrupted()) {
+            return ExitCode.INTERRUPTED;
         }
         if (!summary.failedHosts().isEmpty()) {
             return ExitCode.HOST_FAILED;

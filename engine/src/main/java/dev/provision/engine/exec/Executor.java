@@ -44,6 +44,7 @@ import java.util.function.Function;
  * section for the hosts that were notified.
  */
 public final class Executor {
+    private volatile boolean stopRequested;
     private final ModuleRegistry modules;
     private final TemplateEngine templates;
     private final ConnectionFactory connectionFactory;
@@ -105,6 +106,15 @@ public final class Executor {
         }
     }
 
+    /**
+     * Asks a running {@link #run} to stop gracefully (the operator pressed Ctrl-C): no new task or
+     * handler starts, the tasks running now finish, and {@code run} returns a summary that says it
+     * was interrupted. Safe from any thread.
+     */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
     public RunSummary run(Playbook playbook, Inventory inventory) throws InvalidInputException {
         RunChecks.playbook(playbook, options, templates);
         Map<String, HostState> states = new LinkedHashMap<>();
@@ -141,7 +151,7 @@ public final class Executor {
                         break;
                     }
                 }
-                if (stopped) {
+                if (stopped || stopRequested) {
                     break;
                 }
             }
@@ -160,7 +170,7 @@ public final class Executor {
                 failed.add(s.name());
             }
         }
-        return new RunSummary(stats, failed, unreachable);
+        return new RunSummary(stats, failed, unreachable, stopRequested);
     }
 
     /** A notify that names no handler is a mistake in the playbook, found before anything runs. */
@@ -287,7 +297,7 @@ public final class Executor {
         private void runNodes(List<TaskNode> nodes, List<HostState> scope) {
             for (int i = 0; i < nodes.size(); ) {
                 List<HostState> active = scope.stream().filter(HostState::active).toList();
-                if (active.isEmpty() || aborted) {
+                if (active.isEmpty() || aborted || stopRequested) {
                     return;
                 }
                 int end = runAheadEnd(nodes, i, active);
@@ -392,7 +402,7 @@ public final class Executor {
                                 RunAhead progress) {
             int k = 0;
             try {
-                for (; k < tasks.size(); k++) {
+                for (; k < tasks.size() && !stopRequested; k++) {
                     progress.starting(h.name(), k);
                     TaskResult r;
                     forks.acquireUninterruptibly();
@@ -445,7 +455,7 @@ public final class Executor {
         }
 
         private void runTask(Task task, List<HostState> active, boolean handler) {
-            if (!handler && (!selectedByTags(task) || !start.open(task))) {
+            if (stopRequested || !handler && (!selectedByTags(task) || !start.open(task))) {
                 return;
             }
             listener.taskStarted(task.displayName(), task.position().toString(), handler);
@@ -541,6 +551,13 @@ public final class Executor {
                 }
             }
             if (notified.isEmpty()) {
+                return;
+            }
+            if (stopRequested) {
+                // What the changes made so far still need: the next run does not notify again.
+                Set<String> pending = new java.util.TreeSet<>();
+                notified.forEach((h, topics) -> pending.add(h.name() + ": " + String.join(", ", topics)));
+                listener.warning("interrupted before these handlers ran (run them by hand): " + String.join("; ", pending));
                 return;
             }
             for (Task handler : ctx.play.handlers()) {

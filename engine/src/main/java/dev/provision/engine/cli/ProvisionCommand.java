@@ -61,6 +61,8 @@ import picocli.CommandLine.Parameters;
 public final class ProvisionCommand implements Callable<Integer> {
     /** A run this large shows a live progress line on a terminal; smaller ones finish too fast to need it. */
     static final int PROGRESS_MIN_HOSTS = 10;
+    /** What a printed hint shows instead of an inline {@code -e} value (see {@link #argsForHint}). */
+    static final String HIDDEN_VARS = "<your -e values>";
 
     @Parameters(index = "0", paramLabel = "PLAYBOOK", description = "The playbook to run.")
     Path playbook;
@@ -299,7 +301,7 @@ public final class ProvisionCommand implements Callable<Integer> {
                 + (hosts.size() == 1 ? "it" : "them") + " with:");
         // The whole run again, not --limit: the other nodes must learn the new key (ssh_known_hosts).
         List<String> words = new ArrayList<>(List.of(invokedAs()));
-        words.addAll(args);
+        words.addAll(argsForHint());
         words.add("--replaced");
         words.add(String.join(",", hosts));
         out.println("    " + ShellWords.join(words));
@@ -309,6 +311,7 @@ public final class ProvisionCommand implements Callable<Integer> {
     /** The same command line with {@code --limit} replaced by the hosts to retry, and {@code extra} options before it. */
     private String retryCommand(List<String> hosts, List<String> extra) {
         List<String> words = new ArrayList<>(List.of(invokedAs()));
+        List<String> args = argsForHint();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             if (a.equals("-l") || a.equals("--limit")) {
@@ -324,6 +327,32 @@ public final class ProvisionCommand implements Callable<Integer> {
         words.add("--limit");
         words.add(String.join(",", hosts));
         return ShellWords.join(words);
+    }
+
+    /**
+     * The command line for a printed hint (and the JSON report's retry): values given inline with
+     * {@code -e} may be secrets (a password), so they are never repeated; {@code -e @FILE} stays.
+     * The hint shows {@value #HIDDEN_VARS} instead, for the user to give again.
+     */
+    List<String> argsForHint() {
+        List<String> shown = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            boolean separate = (a.equals("-e") || a.equals("--extra-vars")) && i + 1 < args.size();
+            String value = separate ? args.get(i + 1)
+                    : a.startsWith("--extra-vars=") ? a.substring("--extra-vars=".length())
+                    : a.startsWith("-e") && a.length() > 2 ? a.substring(2) : null;
+            if (value == null) {
+                shown.add(a);
+                continue;
+            }
+            shown.add("-e");
+            shown.add(value.startsWith("@") ? value : HIDDEN_VARS);
+            if (separate) {
+                i++;
+            }
+        }
+        return shown;
     }
 
     /** The launcher as the user typed it ({@code ./provision}), so that a printed command runs as pasted. */

@@ -131,7 +131,8 @@ final class RemoteShell implements AutoCloseable {
         byte[] stdin = request.stdin();
         String input = "/dev/null";
         if (stdin.length > 0) {
-            chunk.append("base64 -d >\"$__pv_d/i\" <<'").append(HERE_DOC_END).append("'\n")
+            // 0600: the input may be a become password or a secret file's content.
+            chunk.append("(umask 077 && exec base64 -d >\"$__pv_d/i\") <<'").append(HERE_DOC_END).append("'\n")
                     .append(Base64.getMimeEncoder(76, new byte[] {'\n'}).encodeToString(stdin))
                     .append('\n').append(HERE_DOC_END).append('\n');
             input = "\"$__pv_d/i\"";

@@ -1,6 +1,7 @@
 package dev.provision.engine.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -74,5 +75,28 @@ class ProvisionCommandTest {
     @Test
     void exitCodesAreDistinct() {
         assertEquals(ExitCode.values().length, java.util.Arrays.stream(ExitCode.values()).mapToInt(ExitCode::code).distinct().count());
+    }
+
+    @Test
+    void inlineExtraVarsAreNeverRepeatedInTheRetryHintOrTheReport() throws Exception {
+        Path failing = Files.writeString(tmp.resolve("fail.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - fail:
+                        msg: no
+                """);
+        Path vars = Files.writeString(tmp.resolve("vars.yml"), "site: a\n");
+        Path json = tmp.resolve("report.json");
+        int code = run(failing.toString(), "-e", "db_password=hunter2", "--extra-vars={\"token\": \"s3cret\"}", "-e", "@" + vars,
+                "--json", json.toString());
+        assertEquals(ExitCode.HOST_FAILED.code(), code);
+        String printed = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        String report = Files.readString(json);
+        for (String secret : new String[] {"hunter2", "s3cret", "db_password"}) {
+            assertFalse(printed.contains(secret), secret + " in:\n" + printed);
+            assertFalse(report.contains(secret), secret + " in the report:\n" + report);
+        }
+        assertTrue(printed.contains("-e '<your -e values>' -e '<your -e values>' -e @" + vars), printed);
     }
 }

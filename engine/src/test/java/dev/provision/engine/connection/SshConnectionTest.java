@@ -70,6 +70,30 @@ class SshConnectionTest extends ConnectionContract {
     }
 
     @Test
+    void aCommandsInputWaitsInAFileOnlyItsOwnerCanRead() throws Exception {
+        // The input may be a become password: the file it waits in on the host is 0600, never 0644.
+        ExecResult result = connection.exec(ExecRequest.shell("stat -L -c %a /proc/self/fd/0; cat").withStdin("secret\n".getBytes()));
+        assertEquals("600\nsecret\n", result.stdoutText());
+    }
+
+    @Test
+    void aDeadShellsWorkDirectoryIsRemovedByTheNextShell() throws Exception {
+        String stale = run("d=$(mktemp -d /tmp/provision.XXXXXXXX); echo 999999999 > \"$d/pid\"; echo \"$d\"").strip();
+        SshConnection ssh = assertInstanceOf(SshConnection.class, connection);
+        // a second shell starts while the first is busy, and cleans up on its way
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var busy = pool.submit(() -> connection.exec(ExecRequest.shell("sleep 1")));
+            Thread.sleep(200);
+            run("true");
+            busy.get();
+        } finally {
+            pool.shutdown();
+        }
+        assertEquals("gone\n", run("[ -e " + stale + " ] && echo there || echo gone"), ssh.toString());
+    }
+
+    @Test
     void reportsTheExitOfACommandKilledByASignalAsAShellWould() throws Exception {
         ExecResult result = connection.exec(ExecRequest.shell("kill -TERM $$"));
         assertEquals(128 + 15, result.exitCode());

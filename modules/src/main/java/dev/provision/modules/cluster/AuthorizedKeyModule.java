@@ -180,8 +180,17 @@ public final class AuthorizedKeyModule implements TaskModule {
             // Never echo it: the message lands in logs and reports.
             throw new ModuleException("key holds a private key; give the public key (the .pub file)");
         }
+        for (int i = 0; i < written.length(); i++) {
+            char c = written.charAt(i);
+            if (c != '\n' && c != '\t' && (c < 0x20 || c == 0x7f)) {
+                // Only \n separates keys: a \r (or another control character) inside a value would
+                // end its line in the file and start one nobody wrote, e.g. a key with command="...".
+                throw new ModuleException("key holds a control character (" + String.format("\\x%02x", (int) c)
+                        + ") at offset " + i + "; keys are separated by newlines only");
+            }
+        }
         List<PublicKey> keys = new ArrayList<>();
-        List<String> lines = written.lines().toList();
+        List<String> lines = List.of(written.split("\n", -1));
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i).strip();
             if (line.isEmpty() || line.startsWith("#")) {

@@ -50,6 +50,7 @@ import java.util.Optional;
  */
 public final class MountModule implements TaskModule {
     static final String DEFAULT_FSTAB = "/etc/fstab";
+    private static final java.util.regex.Pattern FSTYPE = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9._+-]*");
     private static final ParamSpec SPEC = ParamSpec.builder()
             .required("path", Type.STRING, "name")
             .optional("src", Type.STRING)
@@ -176,6 +177,15 @@ public final class MountModule implements TaskModule {
         for (String field : List.of(src, fstype, opts, params.string("dump"), params.string("passno"))) {
             if (field.isEmpty() || field.contains("\n")) {
                 throw new ModuleException("src, fstype, opts, dump and passno must be non-empty single lines");
+            }
+        }
+        if (!FSTYPE.matcher(fstype).matches()) {
+            throw new ModuleException("fstype '" + fstype + "' is not a file system type (a word such as nfs4, lustre, fuse.sshfs)");
+        }
+        for (String field : List.of(src, opts)) {
+            if (!field.chars().noneMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
+                throw new ModuleException("src and opts are fstab fields and cannot hold blanks or control characters"
+                        + " (write a space in a path as \\040): '" + field + "'");
             }
         }
         if (!params.string("dump").matches("[0-9]+") || !params.string("passno").matches("[0-9]+")) {

@@ -51,6 +51,7 @@ public final class SysctlModule implements TaskModule {
     static final String DEFAULT_FILE = "/etc/sysctl.d/90-provision.conf";
     // A leading '-' would make sysctl read the name as an option; '/' is sysctl's other separator.
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_./:@-]*");
+    private static final Pattern VALUE = Pattern.compile("(?!.*\\$\\()[^;&`\\p{Cntrl}]+");
     private static final Attributes FILE_ATTRIBUTES = new Attributes(Optional.of("0644"), Optional.of("root"), Optional.of("root"));
     private static final Attributes DIRECTORY_ATTRIBUTES = new Attributes(Optional.of("0755"), Optional.of("root"), Optional.of("root"));
     /**
@@ -106,6 +107,12 @@ public final class SysctlModule implements TaskModule {
                 .orElseThrow(() -> new ModuleException("value is required with state=present")));
         if (value.isEmpty() || params.string("value").contains("\n")) {
             throw new ModuleException("value of " + name + " must be a non-empty single line");
+        }
+        if (!VALUE.matcher(value).matches()) {
+            // A kernel value is numbers and words (core_pattern: a path, %-specifiers, a leading |),
+            // never shell: a ';' or '$(' in one is a mistake or an attack, refused before any file holds it.
+            throw new ModuleException("value of " + name + " '" + value + "' is not a kernel parameter value"
+                    + " (numbers, words, paths; no ; & ` $( or control characters)");
         }
         List<Change> changes = new ArrayList<>();
         List<String> reasons = new ArrayList<>();

@@ -82,7 +82,10 @@ class AuthorizedKeyModuleTest {
                         fails("key holds a private key; give the public key (the .pub file)")),
                 row("exclusive with absent", withUser(), Args.of("user", "train", "key", CLUSTER, "state", "absent", "exclusive", true),
                         fails("exclusive applies to state=present only")),
-                row("user that would be an option", withUser(), Args.of("user", "-s", "key", CLUSTER), fails("is not a user name")));
+                row("user that would be an option", withUser(), Args.of("user", "-s", "key", CLUSTER), fails("is not a user name")),
+                row("a carriage return cannot smuggle in a second key line", withUser(), Args.of("user", "train",
+                        "key", CLUSTER + "\rcommand=\"touch /tmp/x\" " + OTHER),
+                        fails("key holds a control character (\\x0d) at offset " + CLUSTER.length() + "; keys are separated by newlines only")));
     }
 
     @ParameterizedTest(name = "[{index}] {0}")

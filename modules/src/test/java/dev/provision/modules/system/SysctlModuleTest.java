@@ -96,6 +96,10 @@ class SysctlModuleTest {
                 row("value required", new FakeHost(), Args.of("name", RMEM), fails("value is required with state=present")),
                 row("name that would be an option", new FakeHost(), Args.of("name", "-a", "value", "1"), fails("is not a sysctl parameter name")),
                 row("relative sysctl_file", new FakeHost(), Args.of("name", RMEM, "value", "1", "sysctl_file", "x.conf"), fails("must be an absolute path")),
+                row("a value that is shell", new FakeHost(), Args.of("name", RMEM, "value", "10; touch x"),
+                        fails("value of net.core.rmem_max '10; touch x' is not a kernel parameter value")),
+                row("a value with a command substitution", new FakeHost(), Args.of("name", RMEM, "value", "$(reboot)"),
+                        fails("is not a kernel parameter value")),
                 row("other probe failure", new FakeHost().file(FILE, "").probe(1, "", "permission denied", "sysctl", "-n", RMEM),
                         Args.of("name", RMEM, "value", "1"), fails("cannot read net.core.rmem_max: sysctl -n exited 1: permission denied")));
     }
@@ -145,11 +149,12 @@ class SysctlModuleTest {
 
     @Test
     void valuesReachTheScriptOnlyAsPositionalParameters() throws Exception {
-        String hostile = "1; rm -rf / $(reboot)";
+        // what a value may hold (core_pattern's pipe, quotes, a redirection sign), none of it shell
+        String hostile = "|/usr/bin/x 'a b' > \"c\" %p";
         FakeHost host = kernel(new FakeHost().file(FILE, ""), RMEM, "1", hostile);
         Plan plan = module.plan(module.params().validate(Args.of("name", RMEM, "value", hostile)), new FakeContext(host, controller));
         String last = Expect.describe(plan).getLast();
         assertTrue(last.startsWith("exec [sh, -c, " + SysctlModule.SET_AND_VERIFY + ", sh, net.core.rmem_max, " + hostile), last);
-        assertTrue(!SysctlModule.SET_AND_VERIFY.contains("rm -rf"));
+        assertTrue(!SysctlModule.SET_AND_VERIFY.contains("/usr/bin/x"));
     }
 }

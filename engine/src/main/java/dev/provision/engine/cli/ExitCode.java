@@ -19,6 +19,8 @@ public enum ExitCode {
     USAGE(5),
     /** With {@code --detailed-exitcodes}: the run succeeded and changed (or in check mode would change) something. */
     CHANGES(6),
+    /** {@code --apply-plan}: a host moved since the plan was made, so it was left untouched (none failed). */
+    DRIFTED(7),
     /** The operator interrupted the run (Ctrl-C, SIGINT or SIGTERM); the recap and --json report were written. As a shell reports SIGINT. */
     INTERRUPTED(130);
 

@@ -5,11 +5,13 @@ import dev.provision.engine.connection.SshConnectionFactory;
 import dev.provision.engine.exec.Executor;
 import dev.provision.engine.exec.FactCache;
 import dev.provision.engine.exec.ModuleRegistry;
+import dev.provision.engine.exec.PlanRecording;
 import dev.provision.engine.exec.RunChecks;
 import dev.provision.engine.exec.RunOptions;
 import dev.provision.engine.exec.RunSummary;
 import dev.provision.engine.inventory.Host;
 import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.plan.SavedPlan;
 import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Playbook;
 import dev.provision.engine.playbook.PlaybookLoader;
@@ -27,8 +29,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -64,7 +68,8 @@ public final class ProvisionCommand implements Callable<Integer> {
     /** What a printed hint shows instead of an inline {@code -e} value (see {@link #argsForHint}). */
     static final String HIDDEN_VARS = "<your -e values>";
 
-    @Parameters(index = "0", paramLabel = "PLAYBOOK", description = "The playbook to run.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "PLAYBOOK",
+            description = "The playbook to run (not needed with --apply-plan or --show-plan: the plan names it).")
     Path playbook;
 
     @Option(names = {"-i", "--inventory"}, paramLabel = "SOURCE",
@@ -125,6 +130,21 @@ public final class ProvisionCommand implements Callable<Integer> {
     @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10", description = "SSH connect timeout (default: ${DEFAULT-VALUE}).")
     int connectTimeout;
 
+    @Option(names = "--save-plan", paramLabel = "FILE",
+            description = "Dry run (implies --check) and save the plan to FILE, for --show-plan and --apply-plan.")
+    Path savePlan;
+
+    @Option(names = "--apply-plan", paramLabel = "FILE",
+            description = "Apply exactly the plan in FILE on the hosts that did not change since it was made; refuse the others.")
+    Path applyPlan;
+
+    @Option(names = "--show-plan", paramLabel = "FILE", description = "Show the plan in FILE as --check --diff showed it, then exit.")
+    Path showPlan;
+
+    @Option(names = "--max-plan-age", paramLabel = "HOURS", defaultValue = "24",
+            description = "--apply-plan refuses a plan older than this (default: ${DEFAULT-VALUE}).")
+    int maxPlanAge;
+
     @Option(names = "--task-timeout", paramLabel = "SECONDS", defaultValue = "3600",
             description = "Time limit of one task on one host, unless the task's timeout: says otherwise (default: ${DEFAULT-VALUE}); past it, its command is killed and the task fails.")
     int taskTimeout;
@@ -180,6 +200,21 @@ public final class ProvisionCommand implements Callable<Integer> {
     }
 
     private ExitCode run() throws Exception {
+        if (taskTimeout < 1) {
+            return usage("--task-timeout must be at least 1 second, got " + taskTimeout);
+        }
+        if (showPlan != null) {
+            return SavedPlans.show(SavedPlan.read(showPlan), showPlan, out, invokedAs());
+        }
+        if (applyPlan != null) {
+            return applyPlan();
+        }
+        if (playbook == null) {
+            return usage("Missing required parameter: 'PLAYBOOK'");
+        }
+        if (savePlan != null) {
+            check = true; // a plan is made by a dry run
+        }
         if (!Files.isRegularFile(playbook)) {
             err.println("ERROR: " + playbook + ": no such playbook file");
             return ExitCode.INVALID_INPUT;
@@ -187,11 +222,6 @@ public final class ProvisionCommand implements Callable<Integer> {
         ModuleRegistry modules = ModuleRegistry.load();
         Playbook book = PlaybookLoader.load(playbook, modules);
         Inventory inv = Inventory.load(inventory, book.directory());
-        if (taskTimeout < 1) {
-            err.println("provision: --task-timeout must be at least 1 second, got " + taskTimeout);
-            err.println("Try 'provision --help' for more information.");
-            return ExitCode.USAGE;
-        }
         RunOptions options = new RunOptions(check, diff, tags, skipTags, Math.max(1, forks),
                 ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length,
                 Duration.ofSeconds(taskTimeout));
@@ -206,43 +236,37 @@ public final class ProvisionCommand implements Callable<Integer> {
             return ExitCode.OK;
         }
         RunChecks.selection(book, inv, options, replaced, templates);
-        char[] becomePassword;
-        if (askBecomePass) {
-            java.io.Console console = System.console();
-            if (console == null) {
-                err.println("ERROR: -K asks for the sudo password on a terminal, and there is none; set PROVISION_BECOME_PASSWORD instead");
-                return ExitCode.USAGE;
-            }
-            char[] typed = console.readPassword("BECOME password: "); // never echoed
-            becomePassword = typed == null ? new char[0] : typed;
-        } else {
-            String fromEnvironment = System.getenv("PROVISION_BECOME_PASSWORD");
-            becomePassword = fromEnvironment == null ? new char[0] : fromEnvironment.toCharArray();
+        Optional<char[]> becomePassword = becomePassword();
+        if (becomePassword.isEmpty()) {
+            return ExitCode.USAGE;
         }
-        boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
-        List<RunListener> listeners = new ArrayList<>();
-        if (color) {
-            // First, so that it erases its line before the results are printed.
-            listeners.add(new ProgressLine(err, PROGRESS_MIN_HOSTS));
-        }
-        listeners.add(new HumanOutput(out, color, diff, verbose.length));
         JsonReport report = json == null ? null : new JsonReport(json);
-        if (report != null) {
-            listeners.add(report);
-        }
-        RunListener listener = new Listeners(listeners);
+        RunListener listener = listener(report);
+        PlanRecording recording = new PlanRecording();
         RunSummary summary;
         Set<String> changedKeys;
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
             Executor executor = new Executor(modules, templates, connections, listener, options,
-                    FactCache.at(FactCache.defaultDirectory()), becomePassword);
+                    FactCache.at(FactCache.defaultDirectory()), becomePassword.get());
+            if (savePlan != null) {
+                executor.record(recording);
+            }
             try (Interruption interruption = Interruption.forwardTo(executor::requestStop, err)) {
                 summary = executor.run(book, inv);
             }
             changedKeys = connections instanceof SshConnectionFactory ssh ? ssh.knownHosts().changedKeyHosts() : Set.of();
         } finally {
-            java.util.Arrays.fill(becomePassword, '\0');
+            java.util.Arrays.fill(becomePassword.get(), '\0');
         }
+        List<String> saved = savePlan != null && !summary.interrupted()
+                ? SavedPlans.save(savePlan, recording, summary, playbook, inventory, options, invokedAs()) : List.of();
+        ExitCode code = finish(summary, listener, report, changedKeys);
+        saved.forEach(out::println);
+        return code;
+    }
+
+    /** The recap, the hints and the exit code of a run (or of an apply). */
+    private ExitCode finish(RunSummary summary, RunListener listener, JsonReport report, Set<String> changedKeys) {
         if (summary.interrupted()) {
             listener.warning("the run was interrupted: no task started after that; the hosts are as the recap says");
         }
@@ -264,6 +288,110 @@ public final class ProvisionCommand implements Callable<Integer> {
             return ExitCode.UNREACHABLE;
         }
         return detailedExitCodes && summary.anyChanged() ? ExitCode.CHANGES : ExitCode.OK;
+    }
+
+    /**
+     * {@code --apply-plan}: the plan's own playbook, inventory and options; a dry run on its hosts
+     * (read-only) must plan every step exactly as recorded, and only those hosts get the changes,
+     * exactly those. A host that moved is refused and left untouched.
+     */
+    private ExitCode applyPlan() throws Exception {
+        SavedPlan plan = SavedPlan.read(applyPlan);
+        if (check || savePlan != null) {
+            return usage("--apply-plan applies a reviewed plan; leave out --check and --save-plan");
+        }
+        SavedPlans.Applicable applicable = SavedPlans.verifyHeader(plan, applyPlan, playbook, inventory,
+                ExtraVars.parse(extraVars), Duration.ofHours(Math.max(1, maxPlanAge)), new Version().getVersion()[0]);
+        ModuleRegistry modules = ModuleRegistry.load();
+        Playbook book = PlaybookLoader.load(applicable.playbook(), modules);
+        Inventory inv = Inventory.load(applicable.inventory(), book.directory());
+        List<String> hosts = SavedPlans.hostsToApply(plan, inv, Optional.ofNullable(limit), applyPlan);
+        RunOptions verify = new RunOptions(true, false, Set.copyOf(plan.header().tags()), Set.copyOf(plan.header().skipTags()),
+                Math.max(1, forks), ExtraVars.parse(extraVars), Optional.of(String.join(",", hosts)), Optional.empty(), 0,
+                Duration.ofSeconds(taskTimeout));
+        TemplateEngine templates = new TemplateEngine(templateRoots());
+        Optional<char[]> becomePassword = becomePassword();
+        if (becomePassword.isEmpty()) {
+            return ExitCode.USAGE;
+        }
+        JsonReport report = json == null ? null : new JsonReport(json);
+        RunListener listener = listener(report);
+        RunSummary summary;
+        Set<String> changedKeys;
+        Map<String, String> drifted = new LinkedHashMap<>();
+        try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
+            out.println("Verifying " + applyPlan + " (made " + plan.header().created() + ") on " + hosts.size()
+                    + " host" + (hosts.size() == 1 ? "" : "s") + " with a dry run...");
+            PlanRecording fresh = new PlanRecording();
+            SavedPlans.Unreachable lost = new SavedPlans.Unreachable(out);
+            RunSummary verified = new Executor(modules, templates, connections, lost, verify, FactCache.at(FactCache.defaultDirectory()),
+                    becomePassword.get()).record(fresh).run(book, inv);
+            List<String> matching = new ArrayList<>();
+            Map<String, List<PlanRecording.Entry>> planned = fresh.entries();
+            for (String host : hosts) {
+                if (verified.unreachableHosts().contains(host)) {
+                    continue;
+                }
+                Optional<String> drift = plan.drift(host, planned.getOrDefault(host, List.of()));
+                if (drift.isPresent()) {
+                    drifted.put(host, drift.get());
+                    out.println("drifted: [" + host + "] => " + drift.get() + "; left untouched");
+                } else {
+                    matching.add(host);
+                }
+            }
+            Executor apply = new Executor(modules, templates, connections, listener, verify, FactCache.none(), becomePassword.get());
+            summary = SavedPlans.merge(apply.applyRecorded(fresh, matching, inv), verified);
+            changedKeys = connections instanceof SshConnectionFactory ssh ? ssh.knownHosts().changedKeyHosts() : Set.of();
+        } finally {
+            java.util.Arrays.fill(becomePassword.get(), '\0');
+        }
+        ExitCode code = finish(summary, listener, report, changedKeys);
+        if (!drifted.isEmpty()) {
+            out.println();
+            out.println("Refused, changed since the plan was made: " + String.join(", ", drifted.keySet())
+                    + ". Make and review a new plan for " + (drifted.size() == 1 ? "it" : "them") + ":");
+            out.println("    " + ShellWords.join(SavedPlans.replanCommand(invokedAs(), plan, applyPlan, drifted.keySet())));
+            if (code == ExitCode.OK || code == ExitCode.CHANGES) {
+                return ExitCode.DRIFTED;
+            }
+        }
+        return code;
+    }
+
+    private ExitCode usage(String problem) {
+        err.println("provision: " + problem);
+        err.println("Try 'provision --help' for more information.");
+        return ExitCode.USAGE;
+    }
+
+    /** The sudo password: asked with -K, else from the environment; empty (and the reason printed) when -K has no terminal. */
+    private Optional<char[]> becomePassword() {
+        if (askBecomePass) {
+            java.io.Console console = System.console();
+            if (console == null) {
+                err.println("ERROR: -K asks for the sudo password on a terminal, and there is none; set PROVISION_BECOME_PASSWORD instead");
+                return Optional.empty();
+            }
+            char[] typed = console.readPassword("BECOME password: "); // never echoed
+            return Optional.of(typed == null ? new char[0] : typed);
+        }
+        String fromEnvironment = System.getenv("PROVISION_BECOME_PASSWORD");
+        return Optional.of(fromEnvironment == null ? new char[0] : fromEnvironment.toCharArray());
+    }
+
+    private RunListener listener(JsonReport report) {
+        boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
+        List<RunListener> listeners = new ArrayList<>();
+        if (color) {
+            // First, so that it erases its line before the results are printed.
+            listeners.add(new ProgressLine(err, PROGRESS_MIN_HOSTS));
+        }
+        listeners.add(new HumanOutput(out, color, diff, verbose.length));
+        if (report != null) {
+            listeners.add(report);
+        }
+        return new Listeners(listeners);
     }
 
     private void list(Playbook book, Inventory inv, RunOptions options) throws InvalidInputException {

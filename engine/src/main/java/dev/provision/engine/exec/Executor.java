@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -45,6 +46,7 @@ import java.util.function.Function;
  */
 public final class Executor {
     private volatile boolean stopRequested;
+    private Optional<PlanRecording> recording = Optional.empty();
     private final ModuleRegistry modules;
     private final TemplateEngine templates;
     private final ConnectionFactory connectionFactory;
@@ -107,6 +109,30 @@ public final class Executor {
     }
 
     /**
+     * Makes {@link #run} (a check run) record every plan it makes into {@code plans}: for a saved
+     * plan, and for {@link #applyRecorded}.
+     */
+    public Executor record(PlanRecording plans) {
+        if (!options.check()) {
+            throw new IllegalStateException("only a dry run records plans");
+        }
+        this.recording = Optional.of(plans);
+        return this;
+    }
+
+    /**
+     * Applies exactly what {@code plans} recorded for {@code hosts} (see {@link PlanApplier}): no
+     * host is planned again, so what is applied is what the dry run showed.
+     */
+    public RunSummary applyRecorded(PlanRecording plans, List<String> hosts, Inventory inventory) {
+        try {
+            return new PlanApplier(connectionFactory, listener, becomePassword, options.forks()).apply(plans, hosts, inventory);
+        } finally {
+            java.util.Arrays.fill(becomePassword, '\0');
+        }
+    }
+
+    /**
      * Asks a running {@link #run} to stop gracefully (the operator pressed Ctrl-C): no new task or
      * handler starts, the tasks running now finish, and {@code run} returns a summary that says it
      * was interrupted. Safe from any thread.
@@ -140,7 +166,7 @@ public final class Executor {
                     batch.forEach(h -> batchMap.put(h.name(), h));
                     PlayContext ctx = new PlayContext(play, playbook.directory(), batchMap, inventory, options, templates,
                             factCache, connectionFactory::hostKeys);
-                    PlayRun run = new PlayRun(ctx, new TaskRunner(ctx, modules, connections), connections, pool, forks, start);
+                    PlayRun run = new PlayRun(ctx, new TaskRunner(ctx, modules, connections, recording), connections, pool, forks, start);
                     if (!run.execute()) {
                         // As in Ansible: a failure threshold is a brake on a rolling change, so it
                         // stops the remaining batches and the remaining plays.

@@ -34,9 +34,10 @@ final class Forecast {
         return Optional.ofNullable(probes.get(argv));
     }
 
-    /** Whether an earlier task of this run would change {@code path} (the host does not hold it yet). */
+    /** Whether an earlier task of this run would change {@code path} or anything under it (the host does not hold it yet). */
     boolean changes(String path) {
-        return paths.containsKey(path);
+        String under = path.endsWith("/") ? path : path + "/";
+        return paths.containsKey(path) || paths.keySet().stream().anyMatch(k -> k.startsWith(under));
     }
 
     /** Records the effect of a command that was planned but not applied. */

@@ -41,10 +41,13 @@ final class TaskRunner {
     private final ModuleRegistry modules;
     private final Connections connections;
 
-    TaskRunner(PlayContext play, ModuleRegistry modules, Connections connections) {
+    private final Optional<PlanRecording> recording;
+
+    TaskRunner(PlayContext play, ModuleRegistry modules, Connections connections, Optional<PlanRecording> recording) {
         this.play = play;
         this.modules = modules;
         this.connections = connections;
+        this.recording = recording;
     }
 
     TaskResult run(Task task, HostState host, boolean handler) {
@@ -63,6 +66,8 @@ final class TaskRunner {
         if (r.status() == TaskStatus.FAILED && task.ignoreErrors()) {
             r = withStatus(r, TaskStatus.IGNORED);
         }
+        TaskResult planned = r;
+        recording.ifPresent(plans -> plans.record(host.name(), task, play.play, handler, planned, !checkMode(task)));
         if (task.loop().isEmpty()) {
             // every outcome is registered, failures and skips included, so later tasks can test it
             TaskResult registered = r;
@@ -274,7 +279,7 @@ final class TaskRunner {
         forecast.record(plan);
     }
 
-    private static Optional<ExecResult> apply(Connection connection, Plan plan) throws ConnectionException, CommandRunner.CommandFailedException {
+    static Optional<ExecResult> apply(Connection connection, Plan plan) throws ConnectionException, CommandRunner.CommandFailedException {
         Optional<ExecResult> last = Optional.empty();
         for (Change change : plan.changes()) {
             for (Command command : change.commands()) {

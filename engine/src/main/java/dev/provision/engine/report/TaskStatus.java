@@ -16,4 +16,14 @@ public enum TaskStatus {
             case RESCUED -> "rescued";
         };
     }
+
+    /** The status whose {@link #word} this is. */
+    public static TaskStatus fromWord(String word) {
+        for (TaskStatus s : values()) {
+            if (s.word().equals(word)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no task status '" + word + "'");
+    }
 }

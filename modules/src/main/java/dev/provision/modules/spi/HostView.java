@@ -28,7 +28,8 @@ public interface HostView {
     Optional<FileStat> stat(String path) throws ModuleException;
 
     /**
-     * Whether an earlier task of this run changes {@code path} and the host does not hold that change
+     * Whether an earlier task of this run changes {@code path} (or, for a directory, anything under
+     * it) and the host does not hold that change
      * yet (a dry run): {@link #readFile} already answers with the new content, but a tool that reads
      * the file itself (a probe) still sees the old one. A module whose probe depends on such a file
      * plans from what the file will say, not from what the tool answers now.

@@ -143,6 +143,12 @@ public final class PackageModule implements TaskModule {
             boolean staleLists = cacheValidTime.isPresent() && updateCache.orElse(true) && listsAge() > cacheValidTime.get();
             if (staleLists) {
                 changes.add(refresh("package lists are older than " + cacheValidTime.get() + " s"));
+            } else if (host.changesPending("/etc/apt") && !state.equals("absent")
+                    && names.stream().anyMatch(n -> !installed.containsKey(n) || state.equals("latest"))) {
+                // A dry run, and an earlier task changes apt's sources: the lists apt has now are not
+                // the ones the run will install from; the run finds no candidate and refreshes.
+                changes.add(refresh("the apt sources change earlier in this run"));
+                staleLists = true;
             }
             switch (state) {
                 case "absent" -> {

@@ -32,6 +32,7 @@ public final class FakeHost implements HostView {
     private final List<List<String>> probesRun = new ArrayList<>();
     private final Map<List<String>, Consumer<FakeHost>> execEffects = new HashMap<>();
     private final List<List<String>> execsRun = new ArrayList<>();
+    private final List<String> pending = new ArrayList<>();
 
     public FakeHost() {
         stats.put("/", stat(FileStat.Type.DIRECTORY, "0755", "root", "root", 0, ""));
@@ -92,6 +93,17 @@ public final class FakeHost implements HostView {
     public FakeHost fact(String name, Object value) {
         facts.put(name, value);
         return this;
+    }
+
+    /** As in a dry run where an earlier task changes {@code path} (see {@link HostView#changesPending}). */
+    public FakeHost pending(String path) {
+        pending.add(path);
+        return this;
+    }
+
+    @Override
+    public boolean changesPending(String path) {
+        return pending.stream().anyMatch(p -> p.equals(path) || p.startsWith(path.endsWith("/") ? path : path + "/"));
     }
 
     /** The file's content as UTF-8, for assertions. */

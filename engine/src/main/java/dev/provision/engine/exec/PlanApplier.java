@@ -1,0 +1,167 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.ConnectionFactory;
+import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.report.HostStats;
+import dev.provision.engine.report.RunListener;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.engine.report.TaskStatus;
+import dev.provision.modules.spi.Plan;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Applies what a {@link PlanRecording} holds, exactly: each host's recorded changes in their order,
+ * without planning again, the hosts in parallel and the steps reported one after another as a run
+ * reports its tasks. A host that fails or is lost drops out, as in a run.
+ */
+final class PlanApplier {
+    private final ConnectionFactory connectionFactory;
+    private final RunListener listener;
+    private final char[] becomePassword;
+    private final int forks;
+
+    PlanApplier(ConnectionFactory connectionFactory, RunListener listener, char[] becomePassword, int forks) {
+        this.connectionFactory = connectionFactory;
+        this.listener = listener;
+        this.becomePassword = becomePassword;
+        this.forks = forks;
+    }
+
+    RunSummary apply(PlanRecording recording, List<String> hostNames, Inventory inventory) {
+        Map<String, HostState> states = new LinkedHashMap<>();
+        Map<HostState, Deque<PlanRecording.Entry>> pending = new LinkedHashMap<>();
+        Map<String, List<PlanRecording.Entry>> entries = recording.entries();
+        for (String name : hostNames) {
+            HostState h = new HostState(inventory.host(name).orElseThrow());
+            states.put(name, h);
+            pending.put(h, new ArrayDeque<>(entries.getOrDefault(name, List.of())));
+        }
+        Semaphore slots = new Semaphore(forks);
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+             Connections connections = new Connections(connectionFactory, inventory, becomePassword)) {
+            listener.playStarted("Apply the saved plan", List.copyOf(states.keySet()), false);
+            connect(states.values(), connections, pool, slots);
+            for (PlanRecording.Step step : recording.steps()) {
+                List<HostState> on = pending.keySet().stream()
+                        .filter(h -> h.active() && step.equals(headStep(pending.get(h)))).toList();
+                if (on.isEmpty()) {
+                    continue;
+                }
+                listener.taskStarted(step.task(), step.position(), step.handler());
+                Map<HostState, CompletableFuture<TaskResult>> results = new LinkedHashMap<>();
+                for (HostState h : on) {
+                    PlanRecording.Entry entry = pending.get(h).poll();
+                    results.put(h, CompletableFuture.supplyAsync(() -> {
+                        slots.acquireUninterruptibly();
+                        try {
+                            return applyEntry(recording, entry, h, connections);
+                        } finally {
+                            slots.release();
+                        }
+                    }, pool));
+                }
+                results.forEach((h, f) -> report(h, f.join()));
+            }
+        } finally {
+            states.values().forEach(HostState::closeConnection);
+        }
+        Map<String, HostStats> stats = new LinkedHashMap<>();
+        List<String> failed = new ArrayList<>();
+        List<String> unreachable = new ArrayList<>();
+        for (HostState s : states.values()) {
+            stats.put(s.name(), s.stats);
+            if (s.unreachable()) {
+                unreachable.add(s.name());
+            } else if (s.failed()) {
+                failed.add(s.name());
+            }
+        }
+        return new RunSummary(stats, failed, unreachable, false);
+    }
+
+    private static PlanRecording.Step headStep(Deque<PlanRecording.Entry> queue) {
+        PlanRecording.Entry head = queue.peek();
+        return head == null ? null : head.step();
+    }
+
+    private void connect(Iterable<HostState> hosts, Connections connections, ExecutorService pool, Semaphore slots) {
+        Map<HostState, CompletableFuture<String>> opened = new LinkedHashMap<>();
+        for (HostState h : hosts) {
+            opened.put(h, CompletableFuture.supplyAsync(() -> {
+                slots.acquireUninterruptibly();
+                try {
+                    connections.open(h);
+                    return "";
+                } catch (UnreachableException e) {
+                    return e.getMessage();
+                } finally {
+                    slots.release();
+                }
+            }, pool));
+        }
+        opened.forEach((h, f) -> {
+            String failure = f.join();
+            if (!failure.isEmpty()) {
+                report(h, TaskResult.simple(h.name(), TaskStatus.UNREACHABLE, failure));
+            }
+        });
+    }
+
+    private TaskResult applyEntry(PlanRecording recording, PlanRecording.Entry entry, HostState h, Connections connections) {
+        long started = System.nanoTime();
+        PlanRecording.Step step = entry.step();
+        if (entry.ranForReal()) {
+            return result(h, entry, TaskStatus.OK, "ran for real in the dry run that verified the plan (check_mode: false)", started);
+        }
+        if (entry.changes().isEmpty()) {
+            TaskStatus status = entry.status() == TaskStatus.SKIPPED ? TaskStatus.SKIPPED : TaskStatus.OK;
+            return result(h, entry, status, entry.message(), started);
+        }
+        PlanRecording.Source source = recording.source(entry);
+        try {
+            Connection connection = connections.forTask(source.task(), source.play(), h);
+            java.util.Optional<ExecResult> last = TaskRunner.apply(connection, new Plan(entry.changes(), "", Map.of(), Map.of()));
+            if (last.isPresent() && last.get().exitCode() != 0) {
+                String stderr = last.get().stderrText().strip();
+                return result(h, entry, TaskStatus.FAILED, "non-zero return code " + last.get().exitCode()
+                        + (stderr.isEmpty() || entry.hidden() ? "" : ": " + stderr.lines().findFirst().orElse("")), started);
+            }
+            return result(h, entry, TaskStatus.CHANGED, "", started);
+        } catch (UnreachableException e) {
+            return TaskResult.simple(h.name(), TaskStatus.UNREACHABLE, e.getMessage());
+        } catch (ConnectionException | CommandRunner.CommandFailedException e) {
+            return result(h, entry, TaskStatus.FAILED, step.task() + ": " + e.getMessage(), started);
+        }
+    }
+
+    private static TaskResult result(HostState h, PlanRecording.Entry entry, TaskStatus status, String message, long started) {
+        return new TaskResult(h.name(), status, status == TaskStatus.CHANGED || status == TaskStatus.FAILED ? entry.changes() : List.of(),
+                message, List.of(), entry.step().item(), false, false, entry.hidden(), Map.of(),
+                Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    private void report(HostState h, TaskResult r) {
+        switch (r.status()) {
+            case UNREACHABLE -> h.markUnreachable();
+            case FAILED -> h.failed(true);
+            default -> {
+            }
+        }
+        h.stats.count(r.status());
+        listener.hostResult(r);
+    }
+}

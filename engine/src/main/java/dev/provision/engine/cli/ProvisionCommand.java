@@ -73,7 +73,8 @@ public final class ProvisionCommand implements Callable<Integer> {
     Path playbook;
 
     @Option(names = {"-i", "--inventory"}, paramLabel = "SOURCE",
-            description = "Inventory file, directory, or comma list of hosts (host1,host2 or host1,). Repeatable. Default: localhost only.")
+            description = "Inventory file (YAML or INI), directory, or comma list of hosts (host1,host2 or host1,). Repeatable."
+                    + " Default: localhost only.")
     List<String> inventory = new ArrayList<>();
 
     @Option(names = {"-l", "--limit"}, paramLabel = "PATTERN", description = "Further limit the hosts (pattern, e.g. 'gpu:!node07' or 'node01,node02').")
@@ -222,6 +223,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         ModuleRegistry modules = ModuleRegistry.load();
         Playbook book = PlaybookLoader.load(playbook, modules);
         Inventory inv = Inventory.load(inventory, book.directory());
+        if (verbose.length > 0) {
+            inv.skippedFiles().forEach(skipped -> err.println("inventory: skipped " + skipped));
+        }
         RunOptions options = new RunOptions(check, diff, tags, skipTags, Math.max(1, forks),
                 ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length,
                 Duration.ofSeconds(taskTimeout));

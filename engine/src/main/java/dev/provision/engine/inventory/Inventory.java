@@ -2,10 +2,8 @@ package dev.provision.engine.inventory;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.provision.engine.playbook.YamlDocument;
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.source.SourcePosition;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,34 +12,48 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
- * The hosts and groups a run may target, loaded from Ansible-compatible YAML inventories, with every
+ * The hosts and groups a run may target, loaded from Ansible inventories (YAML or INI), with every
  * host's variables already merged.
  *
  * <h2>Sources</h2>
- * Each source given to {@link #load} is one of: a YAML inventory file; a directory (every
- * {@code *.yml}/{@code *.yaml} file directly in it is an inventory file, in name order); or a comma list
- * of host names ({@code node1,node2} or {@code node1,}; {@code host:port} sets {@code ansible_port}),
- * recognised as a string that holds a comma and is not an existing path. No source at all means an
- * inventory of just {@code localhost}.
+ * Each source given to {@link #load} is one of: an inventory file, YAML or INI (told apart by its
+ * content, not its name; see {@link YamlInventory} and {@link IniInventory}); a directory, whose
+ * files, in its subdirectories too, are inventory files, in name order, except what Ansible skips
+ * there (hidden files, {@code group_vars/}, {@code host_vars/}, and the extensions {@code .ini},
+ * {@code .cfg}, {@code .orig}, {@code .retry}, {@code .md}, {@code .txt}, {@code .rst}, {@code .bak},
+ * {@code .swp}, {@code .pyc}, {@code .pyo}, {@code .rpm}, {@code ~}: see {@link #skippedFiles()}); or a
+ * comma list of host names ({@code node1,node2} or {@code node1,}; {@code host:port} sets
+ * {@code ansible_port}), recognised as a string that holds a comma and is not an existing path. No
+ * source at all means an inventory of just {@code localhost}. A directory that names no host is an
+ * error (Ansible only warns).
  *
- * <h2>Variable precedence ({@link Host#vars()}), lowest first</h2>
+ * <h2>Host names</h2>
+ * A host name is a DNS name, an IP address, or an alias (letters, digits, {@code . _ - @ +}) that has
+ * {@code ansible_host}; never one that starts with {@code -} or holds blanks or shell
+ * metacharacters. {@code ansible_host} must be a DNS name or an IP address, {@code ansible_user} a
+ * plain login name. Anything else is refused at its file:line:column before any host is contacted.
+ *
+ * <h2>Variable precedence ({@link Host#vars()}), lowest first, as in Ansible</h2>
  * <ol>
- *   <li>group {@code all};</li>
- *   <li>every other group of the host, parents before children: ordered by depth (a group's depth is
- *       one more than its deepest parent's; top-level groups and {@code ungrouped} have depth 1), groups
- *       of equal depth by name;</li>
- *   <li>the host's own vars.</li>
+ *   <li>the group vars written in the inventory files: {@code all}'s, then every other group of the
+ *       host, parents before children: ordered by depth (a group's depth is one more than its deepest
+ *       parent's; top-level groups and {@code ungrouped} have depth 1), groups of equal depth by
+ *       {@code ansible_group_priority} (default 1, higher wins), then by name;</li>
+ *   <li>{@code group_vars/all} beside the inventory sources (in source order), then beside the
+ *       playbook;</li>
+ *   <li>{@code group_vars/GROUP} for the host's other groups, in the same order, beside the inventory
+ *       sources, then beside the playbook;</li>
+ *   <li>the host's own vars in the inventory files, then {@code host_vars/} beside the inventory
+ *       sources, then beside the playbook.</li>
  * </ol>
- * Within each of those, {@code vars} written in the inventory files come first, then
- * {@code group_vars/}/{@code host_vars/} beside the inventory sources (in source order), then
- * {@code group_vars/}/{@code host_vars/} beside the playbook, which win. Merging replaces whole
- * top-level values (no deep merge of mappings). Then the loader adds {@code inventory_hostname},
+ * So a {@code group_vars/} file wins over every group var written in an inventory file. Merging
+ * replaces whole top-level values (no deep merge of mappings). Then the loader adds {@code inventory_hostname},
  * {@code inventory_hostname_short}, {@code group_names} (sorted, without {@code all}) and, for a host
  * named {@code localhost} that sets no {@code ansible_connection}, {@code ansible_connection: local}.
  *
@@ -55,13 +67,16 @@ import java.util.stream.Stream;
  */
 public final class Inventory {
     private static final String LOCALHOST = "localhost";
+    private static final String PRIORITY = "ansible_group_priority";
 
     private final List<Host> hosts;
     private final Map<String, Host> byName;
     private final Map<String, List<String>> groups;
     private final Optional<Host> implicitLocalhost;
+    private final List<String> skippedFiles;
 
-    private Inventory(List<Host> hosts, Map<String, List<String>> groups, Optional<Host> implicitLocalhost) {
+    private Inventory(List<Host> hosts, Map<String, List<String>> groups, Optional<Host> implicitLocalhost,
+                      List<String> skippedFiles) {
         this.hosts = List.copyOf(hosts);
         Map<String, Host> index = new LinkedHashMap<>();
         hosts.forEach(h -> index.put(h.name(), h));
@@ -70,6 +85,7 @@ public final class Inventory {
         groups.forEach((k, v) -> copy.put(k, List.copyOf(v)));
         this.groups = java.util.Collections.unmodifiableMap(copy);
         this.implicitLocalhost = implicitLocalhost;
+        this.skippedFiles = List.copyOf(skippedFiles);
     }
 
     /**
@@ -78,49 +94,56 @@ public final class Inventory {
      * @param sources inventory files, directories or comma lists, as the user gave them
      * @param playbookDirectory where the playbook lives: its {@code group_vars/} and {@code host_vars/}
      *     apply too (and win)
-     * @throws InvalidInputException a malformed file (at its file:line:column), a missing source, a bad
-     *     host range, a name used for both a host and a group, a group that contains itself
+     * @throws InvalidInputException a malformed file (at its file:line:column), a missing source, a
+     *     directory without hosts, a bad host range, an invalid host name, {@code ansible_host} or
+     *     {@code ansible_user}, a name used for both a host and a group, a group that contains itself
      */
     public static Inventory load(List<String> sources, Path playbookDirectory) throws InvalidInputException {
         requireNonNull(sources, "sources cannot be null");
         requireNonNull(playbookDirectory, "playbookDirectory cannot be null");
         InventoryBuilder builder = new InventoryBuilder();
         Set<Path> varsDirs = new LinkedHashSet<>();
+        List<String> skipped = new ArrayList<>();
         if (sources.isEmpty()) {
             builder.addCommaList(LOCALHOST);
         }
         for (String source : sources) {
             Path path = Path.of(source);
             if (Files.isDirectory(path)) {
-                for (Path file : inventoryFiles(path)) {
-                    builder.addFile(YamlDocument.read(file, "inventory"));
-                }
+                readDirectory(path, builder, skipped);
                 varsDirs.add(path);
             } else if (Files.isRegularFile(path)) {
-                builder.addFile(YamlDocument.read(path, "inventory"));
+                InventoryFiles.read(path, builder);
                 Path parent = path.getParent();
                 varsDirs.add(parent == null ? Path.of("") : parent);
             } else if (source.contains(",")) {
                 builder.addCommaList(source);
             } else {
                 throw new InvalidInputException(SourcePosition.UNKNOWN, "inventory '" + source
-                        + "' not found; give a YAML file, a directory or a comma list of hosts ('node1,node2')");
+                        + "' not found; give a YAML or INI file, a directory or a comma list of hosts ('node1,node2')");
             }
         }
         builder.validate();
         VarsLayers inventoryLayer = VarsLayers.read(varsDirs);
         VarsLayers playbookLayer = VarsLayers.read(List.of(playbookDirectory));
-        return build(builder, List.of(inventoryLayer, playbookLayer));
+        return build(builder, List.of(inventoryLayer, playbookLayer), skipped);
     }
 
-    private static List<Path> inventoryFiles(Path dir) throws InvalidInputException {
-        try (Stream<Path> entries = Files.list(dir)) {
-            return entries.filter(Files::isRegularFile)
-                    .filter(p -> p.getFileName().toString().endsWith(".yml") || p.getFileName().toString().endsWith(".yaml"))
-                    .sorted().toList();
-        } catch (IOException e) {
+    private static void readDirectory(Path dir, InventoryBuilder builder, List<String> skipped)
+            throws InvalidInputException {
+        int before = builder.hostMentions();
+        List<String> skippedHere = new ArrayList<>();
+        List<Path> files = InventoryFiles.inDirectory(dir, skippedHere);
+        for (Path file : files) {
+            InventoryFiles.read(file, builder);
+        }
+        skipped.addAll(skippedHere);
+        if (builder.hostMentions() == before) {
+            // Ansible warns and goes on with no hosts; a run that targets nothing must not look fine
+            String read = files.isEmpty() ? "it holds no inventory file" : "read " + files.size() + " file(s)";
+            String left = skippedHere.isEmpty() ? "" : "; skipped " + String.join(", ", skippedHere);
             throw new InvalidInputException(new SourcePosition(dir.toString(), 0, 0),
-                    "cannot list inventory directory: " + e.getMessage());
+                    "inventory directory names no host (" + read + left + ")");
         }
     }
 
@@ -139,12 +162,15 @@ public final class Inventory {
         }
     }
 
-    private static Inventory build(InventoryBuilder builder, List<VarsLayers> layers) {
+    private static Inventory build(InventoryBuilder builder, List<VarsLayers> layers, List<String> skipped)
+            throws InvalidInputException {
         Map<String, InventoryBuilder.GroupDraft> groups = builder.groups;
-        // a host in no group but 'all' is in 'ungrouped', as in Ansible
+        // 'ungrouped' holds exactly the hosts in no other group but 'all', as in Ansible (an INI file's
+        // first hosts go there before the file puts them in a group too)
         Set<String> grouped = new LinkedHashSet<>();
         groups.values().stream().filter(g -> !g.name.equals(InventoryBuilder.ALL) && !g.name.equals(InventoryBuilder.UNGROUPED))
                 .forEach(g -> grouped.addAll(g.hosts));
+        groups.get(InventoryBuilder.UNGROUPED).hosts.removeAll(grouped);
         for (String host : builder.hosts.keySet()) {
             if (!grouped.contains(host)) {
                 groups.get(InventoryBuilder.UNGROUPED).hosts.add(host);
@@ -152,7 +178,9 @@ public final class Inventory {
         }
         Map<String, Integer> depth = new HashMap<>();
         groups.keySet().forEach(g -> depthOf(g, groups, depth));
-        Comparator<String> parentsFirst = Comparator.<String>comparingInt(depth::get).thenComparing(Comparator.naturalOrder());
+        Map<String, Integer> priority = priorities(groups);
+        Comparator<String> parentsFirst = Comparator.<String>comparingInt(depth::get).thenComparingInt(priority::get)
+                .thenComparing(Comparator.naturalOrder());
 
         Map<String, Set<String>> groupsOfHost = new LinkedHashMap<>();
         builder.hosts.keySet().forEach(h -> groupsOfHost.put(h, new java.util.TreeSet<>(parentsFirst)));
@@ -164,7 +192,9 @@ public final class Inventory {
         List<Host> hosts = new ArrayList<>();
         for (InventoryBuilder.HostDraft draft : builder.hosts.values()) {
             List<String> memberOf = new ArrayList<>(groupsOfHost.get(draft.name));
-            hosts.add(host(draft.name, memberOf, groups, draft.vars, layers));
+            Host host = host(draft.name, memberOf, groups, draft.vars, layers);
+            checkReachable(host, draft.position);
+            hosts.add(host);
         }
         Map<String, List<String>> members = new LinkedHashMap<>();
         for (String group : groups.keySet()) {
@@ -175,16 +205,34 @@ public final class Inventory {
         }
         Optional<Host> implicit = builder.hosts.containsKey(LOCALHOST) ? Optional.empty()
                 : Optional.of(host(LOCALHOST, List.of(), groups, Map.of(), layers));
-        return new Inventory(hosts, members, implicit);
+        return new Inventory(hosts, members, implicit, skipped);
+    }
+
+    /** An alias says nothing about where its host is: {@code ansible_host} must (unless it is local). */
+    private static void checkReachable(Host host, SourcePosition position) throws InvalidInputException {
+        if (HostNames.check(host.name()) != HostNames.Kind.ALIAS || host.vars().get("ansible_host") != null
+                || "local".equals(String.valueOf(host.vars().get("ansible_connection")).toLowerCase(Locale.ROOT))) {
+            return;
+        }
+        throw new InvalidInputException(position, "host '" + host.name() + "' is neither a DNS name nor an IP address,"
+                + " so it is an alias, and no ansible_host says where it is; set ansible_host for it (or rename it)");
     }
 
     private static Host host(String name, List<String> memberOf, Map<String, InventoryBuilder.GroupDraft> groups,
                              Map<String, Object> ownVars, List<VarsLayers> layers) {
         Map<String, Object> vars = new LinkedHashMap<>();
-        List<String> varGroups = memberOf.isEmpty() ? List.of(InventoryBuilder.ALL) : memberOf;
+        List<String> varGroups = new ArrayList<>(memberOf);
+        varGroups.remove(InventoryBuilder.ALL);
+        varGroups.addFirst(InventoryBuilder.ALL); // the implicit localhost is in no group, yet gets all's vars
+        // Ansible's order: the inventory files' group vars, then group_vars/all, then group_vars/<group>
         for (String group : varGroups) {
             vars.putAll(groups.get(group).vars);
-            layers.forEach(l -> vars.putAll(l.groupVars().getOrDefault(group, Map.of())));
+        }
+        layers.forEach(l -> vars.putAll(l.groupVars().getOrDefault(InventoryBuilder.ALL, Map.of())));
+        for (VarsLayers layer : layers) {
+            for (String group : varGroups.subList(1, varGroups.size())) {
+                vars.putAll(layer.groupVars().getOrDefault(group, Map.of()));
+            }
         }
         vars.putAll(ownVars);
         layers.forEach(l -> vars.putAll(l.hostVars().getOrDefault(name, Map.of())));
@@ -203,6 +251,28 @@ public final class Inventory {
                 addWithAncestors(into, parent, groups);
             }
         }
+    }
+
+    /**
+     * Each group's {@code ansible_group_priority} (default 1), which orders groups of equal depth
+     * before their names do; like Ansible, it is taken out of the group's vars.
+     */
+    private static Map<String, Integer> priorities(Map<String, InventoryBuilder.GroupDraft> groups)
+            throws InvalidInputException {
+        Map<String, Integer> priority = new HashMap<>();
+        for (InventoryBuilder.GroupDraft group : groups.values()) {
+            Object value = group.vars.remove(PRIORITY);
+            String text = String.valueOf(value).strip();
+            if (value == null) {
+                priority.put(group.name, 1);
+            } else if (value instanceof Integer || value instanceof String && text.matches("[+-]?\\d{1,9}")) {
+                priority.put(group.name, Integer.parseInt(text));
+            } else {
+                throw new InvalidInputException(group.position, PRIORITY + " of group '" + group.name
+                        + "' must be a whole number, not '" + text + "'");
+            }
+        }
+        return priority;
     }
 
     private static int depthOf(String group, Map<String, InventoryBuilder.GroupDraft> groups, Map<String, Integer> depth) {
@@ -251,6 +321,15 @@ public final class Inventory {
      */
     public List<Host> select(String pattern) throws InvalidInputException {
         return HostPatterns.select(this, pattern);
+    }
+
+    /**
+     * The entries of directory sources left out as Ansible leaves them out ({@code .ini}, {@code .cfg},
+     * {@code .md}, {@code .txt}, ... files), one line each: the path and why. Hidden files,
+     * {@code group_vars/} and {@code host_vars/} are not listed.
+     */
+    public List<String> skippedFiles() {
+        return skippedFiles;
     }
 
     Optional<Host> implicitLocalhost() {

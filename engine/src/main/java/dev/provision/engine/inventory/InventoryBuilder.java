@@ -1,25 +1,24 @@
 package dev.provision.engine.inventory;
 
-import dev.provision.engine.playbook.YamlDocument;
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.source.SourcePosition;
-import dev.provision.modules.spi.Suggestions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.yaml.snakeyaml.nodes.MappingNode;
-import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.nodes.SequenceNode;
 
-/** Collects groups and hosts from inventory files and comma lists before they are merged into hosts. */
+/**
+ * Collects groups and hosts as the inventory sources declare them ({@link YamlInventory},
+ * {@link IniInventory}, comma lists), before {@link Inventory} merges them into hosts.
+ */
 final class InventoryBuilder {
     static final String ALL = "all";
     static final String UNGROUPED = "ungrouped";
-    private static final List<String> GROUP_KEYS = List.of("hosts", "vars", "children");
     private static final Pattern HOST_WITH_PORT = Pattern.compile("([^:\\[\\]\\s]+):(\\d{1,5})");
 
     /** A group as written, possibly in several places. */
@@ -51,6 +50,7 @@ final class InventoryBuilder {
 
     final Map<String, GroupDraft> groups = new LinkedHashMap<>();
     final Map<String, HostDraft> hosts = new LinkedHashMap<>();
+    private int hostMentions;
 
     InventoryBuilder() {
         groups.put(ALL, new GroupDraft(ALL, SourcePosition.UNKNOWN));
@@ -58,117 +58,68 @@ final class InventoryBuilder {
         link(groups.get(ALL), groups.get(UNGROUPED));
     }
 
-    /** Reads one YAML inventory file: a mapping of top-level groups (usually just {@code all}). */
-    void addFile(YamlDocument doc) throws InvalidInputException {
-        if (doc.root().isEmpty()) {
-            return; // an empty inventory file holds no hosts, as in Ansible
-        }
-        Node root = doc.root().get();
-        if (!(root instanceof MappingNode mapping)) {
-            throw doc.error(root, "an inventory must be a mapping of groups ('all:' with 'hosts:'), not "
-                    + YamlDocument.describe(root) + " (INI inventories are not supported; write YAML)");
-        }
-        for (YamlDocument.Entry e : doc.entries(mapping)) {
-            readGroup(doc, e, e.key().equals(ALL) ? null : groups.get(ALL));
-        }
+    /** The group of this name, declared here when it is new. */
+    GroupDraft group(String name, SourcePosition position) {
+        return groups.computeIfAbsent(name, n -> new GroupDraft(n, position));
     }
 
-    private void readGroup(YamlDocument doc, YamlDocument.Entry entry, GroupDraft parent) throws InvalidInputException {
-        String name = entry.key();
-        GroupDraft group = groups.computeIfAbsent(name, n -> new GroupDraft(n, doc.position(entry.keyNode())));
-        if (parent != null) {
-            if (name.equals(ALL)) {
-                throw doc.error(entry.keyNode(), "'all' cannot be a child group; every group is already in 'all'");
-            }
-            link(parent, group);
-        }
-        Node value = entry.value();
-        if (YamlDocument.isNull(value)) {
-            return;
-        }
-        if (!(value instanceof MappingNode mapping)) {
-            throw doc.error(value, "group '" + name + "' must be a mapping with 'hosts', 'vars' or 'children', not "
-                    + YamlDocument.describe(value));
-        }
-        for (YamlDocument.Entry e : doc.entries(mapping)) {
-            switch (e.key()) {
-                case "hosts" -> readHosts(doc, group, e.value());
-                case "vars" -> group.vars.putAll(doc.mapping(e.value(), "the 'vars' of group '" + name + "'"));
-                case "children" -> readChildren(doc, group, e.value());
-                default -> throw doc.error(e.keyNode(), "unknown key '" + e.key() + "' in group '" + name + "'"
-                        + Suggestions.closest(e.key(), GROUP_KEYS).map(s -> " (did you mean '" + s + "'?)").orElse("")
-                        + "; a group holds only hosts, vars and children");
+    /**
+     * Puts a host into a group; a host already known keeps its first position and merges the vars
+     * (later wins).
+     *
+     * @param port the port written after the name: as in Ansible, it sets {@code ansible_port} only
+     *     where the host is first named, and vars given with it win
+     */
+    void addHost(GroupDraft group, String name, SourcePosition position, Map<String, Object> vars, Optional<Integer> port) {
+        HostDraft host = hosts.get(name);
+        if (host == null) {
+            host = new HostDraft(name, position);
+            hosts.put(name, host);
+            if (port.isPresent()) {
+                host.vars.put("ansible_port", port.get());
             }
         }
+        host.vars.putAll(vars);
+        group.hosts.add(name);
+        hostMentions++;
     }
 
-    private void readHosts(YamlDocument doc, GroupDraft group, Node node) throws InvalidInputException {
-        if (YamlDocument.isNull(node)) {
-            return;
-        }
-        if (!(node instanceof MappingNode mapping)) {
-            String hint = node instanceof SequenceNode ? " (write each host as 'node1:' on its own line)" : "";
-            throw doc.error(node, "'hosts' of group '" + group.name + "' must be a mapping of host names, not "
-                    + YamlDocument.describe(node) + hint);
-        }
-        for (YamlDocument.Entry e : doc.entries(mapping)) {
-            List<String> names;
-            try {
-                names = HostRanges.expand(e.key());
-            } catch (IllegalArgumentException bad) {
-                throw doc.error(e.keyNode(), "bad host range '" + e.key() + "': " + bad.getMessage());
-            }
-            Map<String, Object> vars = YamlDocument.isNull(e.value()) ? Map.of()
-                    : hostVars(doc, e);
-            for (String name : names) {
-                HostDraft host = hosts.computeIfAbsent(name, n -> new HostDraft(n, doc.position(e.keyNode())));
-                host.vars.putAll(vars);
-                group.hosts.add(name);
-            }
-        }
+    /** How many times a source named a host so far: a directory that adds none is a mistake. */
+    int hostMentions() {
+        return hostMentions;
     }
 
-    private static Map<String, Object> hostVars(YamlDocument doc, YamlDocument.Entry e) throws InvalidInputException {
-        if (!(e.value() instanceof MappingNode)) {
-            throw doc.error(e.value(), "the vars of host '" + e.key() + "' must be a mapping, not "
-                    + YamlDocument.describe(e.value()) + " (write '" + e.key() + ": {ansible_host: ...}')");
+    /** Makes {@code child} a child group of {@code parent}. */
+    void addChild(GroupDraft parent, GroupDraft child, SourcePosition where) throws InvalidInputException {
+        if (child.name.equals(ALL)) {
+            throw new InvalidInputException(where, "'all' cannot be a child group; every group is already in 'all'");
         }
-        return doc.mapping(e.value(), "host vars");
-    }
-
-    private void readChildren(YamlDocument doc, GroupDraft group, Node node) throws InvalidInputException {
-        if (YamlDocument.isNull(node)) {
-            return;
+        if (child.name.equals(UNGROUPED) && !parent.name.equals(ALL)) {
+            // Ansible accepts it, then drops those hosts from every group: they are no longer ungrouped
+            throw new InvalidInputException(where, "'ungrouped' cannot be a child of '" + parent.name + "': it holds"
+                    + " the hosts of no other group; put those hosts in a group of their own");
         }
-        if (!(node instanceof MappingNode mapping)) {
-            throw doc.error(node, "'children' of group '" + group.name + "' must be a mapping of groups ('gpu:' on its "
-                    + "own line), not " + YamlDocument.describe(node));
-        }
-        for (YamlDocument.Entry e : doc.entries(mapping)) {
-            readGroup(doc, e, group);
-        }
+        link(parent, child);
     }
 
     /** Adds the hosts of a comma list ({@code node1,node2:2222,}); each lands in {@code ungrouped}. */
     void addCommaList(String list) throws InvalidInputException {
-        SourcePosition where = SourcePosition.UNKNOWN;
         for (String item : list.split(",")) {
-            String name = item.trim();
-            if (name.isEmpty()) {
+            String written = item.trim();
+            if (written.isEmpty()) {
                 continue;
             }
-            HostDraft host;
-            var withPort = HOST_WITH_PORT.matcher(name);
-            if (withPort.matches()) {
-                host = hosts.computeIfAbsent(withPort.group(1), n -> new HostDraft(n, where));
-                host.vars.put("ansible_port", Integer.parseInt(withPort.group(2)));
-            } else if (name.chars().anyMatch(Character::isWhitespace) || name.contains("[")) {
-                throw new InvalidInputException(where, "bad host name '" + name + "' in inventory list '" + list
-                        + "'; separate names with commas only");
-            } else {
-                host = hosts.computeIfAbsent(name, n -> new HostDraft(n, where));
+            Matcher withPort = HOST_WITH_PORT.matcher(written);
+            boolean hasPort = withPort.matches();
+            String name = hasPort ? withPort.group(1) : written;
+            try {
+                HostNames.check(name);
+            } catch (IllegalArgumentException bad) {
+                throw new InvalidInputException(SourcePosition.UNKNOWN, bad.getMessage() + " (in the inventory list '"
+                        + list + "'; separate names with commas only)");
             }
-            groups.get(ALL).hosts.add(host.name);
+            addHost(groups.get(ALL), name, SourcePosition.UNKNOWN, Map.of(),
+                    hasPort ? Optional.of(Integer.parseInt(withPort.group(2))) : Optional.empty());
         }
     }
 
@@ -177,7 +128,10 @@ final class InventoryBuilder {
         child.parents.add(parent.name);
     }
 
-    /** Checks what can only be checked once every source is read. */
+    /**
+     * Checks what can only be checked once every source is read, then puts every group that has no
+     * parent under {@code all} (an INI file never names {@code all} as a parent).
+     */
     void validate() throws InvalidInputException {
         for (HostDraft host : hosts.values()) {
             GroupDraft group = groups.get(host.name);
@@ -190,6 +144,12 @@ final class InventoryBuilder {
         Set<String> acyclic = new java.util.HashSet<>();
         for (GroupDraft group : groups.values()) {
             checkNoCycle(group, new ArrayList<>(), acyclic);
+        }
+        GroupDraft all = groups.get(ALL);
+        for (GroupDraft group : groups.values()) {
+            if (group != all && group.parents.isEmpty()) {
+                link(all, group);
+            }
         }
     }
 

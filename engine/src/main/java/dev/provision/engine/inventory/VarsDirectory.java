@@ -60,7 +60,7 @@ final class VarsDirectory {
 
     private static Map<String, Object> readFile(Path file) throws InvalidInputException {
         YamlDocument doc = YamlDocument.read(file, "vars");
-        return doc.root().isPresent() ? doc.mapping(doc.root().get(), "a vars file") : new LinkedHashMap<>();
+        return doc.root().isPresent() ? YamlInventory.vars(doc, doc.root().get(), "a vars file") : new LinkedHashMap<>();
     }
 
     private static List<Path> list(Path dir) throws InvalidInputException {

@@ -1,5 +1,6 @@
 /**
- * Inventory: Ansible's YAML inventory (groups, children, host ranges, vars), {@code group_vars/} and
- * {@code host_vars/} directories, comma lists, and host patterns ({@code a:&b:!c}).
+ * Inventory: Ansible's YAML and INI inventories (groups, children, host ranges, vars), directory
+ * sources, {@code group_vars/} and {@code host_vars/} directories, comma lists, host-name checks, and
+ * host patterns ({@code a:&b:!c}).
  */
 package dev.provision.engine.inventory;

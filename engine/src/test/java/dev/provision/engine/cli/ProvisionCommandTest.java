@@ -53,6 +53,17 @@ class ProvisionCommandTest {
     }
 
     @Test
+    void saysAtVerboseWhichFilesOfAnInventoryDirectoryItSkipped() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("inventory"));
+        Files.writeString(dir.resolve("hosts"), "[local]\nlocalhost\n");
+        Files.writeString(dir.resolve("old.ini"), "[old]\nnode9\n");
+        int code = run("-v", "--list-hosts", "-i", dir.toString(), playbook().toString());
+        assertEquals(0, code, out + "\n" + err);
+        assertEquals("inventory: skipped " + dir.resolve("old.ini") + " (Ansible ignores '.ini' files in an inventory"
+                + " directory; give the file itself with -i to read it)\n", err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void unknownOptionIsAUsageError() {
         assertEquals(ExitCode.USAGE.code(), run("--nope", "site.yml"));
         assertTrue(err.toString(StandardCharsets.UTF_8).endsWith("Try 'provision --help' for more information.\n"));

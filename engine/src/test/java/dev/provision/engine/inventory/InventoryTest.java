@@ -161,15 +161,79 @@ class InventoryTest {
     }
 
     @Test
-    void readsEveryYamlFileOfADirectorySource() throws Exception {
+    void readsEveryInventoryFileOfADirectorySourceAndSkipsWhatAnsibleSkips() throws Exception {
         write("inv/a.yml", "gpu:\n  hosts:\n    node1:\n");
-        write("inv/b.yaml", "cpu:\n  hosts:\n    node2:\n");
+        write("inv/b", "[cpu]\nnode2\n");
+        write("inv/racks/c", "[rack1:children]\ngpu\n");
         write("inv/notes.txt", "not an inventory");
+        write("inv/old.ini", "[old]\nnode9\n");
+        write("inv/.hidden", "[hidden]\nnode8\n");
         write("inv/group_vars/gpu.yml", "driver: 550\n");
         Inventory inventory = Inventory.load(List.of(dir.resolve("inv").toString()), dir);
         assertEquals(List.of("node1", "node2"), names(inventory.hosts()));
         assertEquals(550, inventory.host("node1").orElseThrow().vars().get("driver"));
-        assertEquals(List.of("node1"), inventory.groups().get("gpu"));
+        assertEquals(List.of("node1"), inventory.groups().get("rack1"));
+        assertEquals(List.of(dir.resolve("inv/notes.txt") + " (Ansible ignores '.txt' files in an inventory directory;"
+                + " give the file itself with -i to read it)", dir.resolve("inv/old.ini") + " (Ansible ignores '.ini'"
+                + " files in an inventory directory; give the file itself with -i to read it)"), inventory.skippedFiles());
+    }
+
+    @Test
+    void refusesADirectorySourceThatNamesNoHost() throws Exception {
+        write("inv/hosts.ini", "[gpu]\nnode1\n");
+        write("inv/group_vars/all.yml", "ntp: pool\n");
+        InvalidInputException error = assertThrows(InvalidInputException.class,
+                () -> Inventory.load(List.of(dir.resolve("inv").toString()), dir));
+        assertEquals(dir.resolve("inv") + ": inventory directory names no host (it holds no inventory file; skipped "
+                + dir.resolve("inv/hosts.ini") + " (Ansible ignores '.ini' files in an inventory directory; give the"
+                + " file itself with -i to read it))", error.getMessage());
+        write("inv/empty.yml", "# nothing yet\n");
+        assertTrue(assertThrows(InvalidInputException.class, () -> Inventory.load(List.of(dir.resolve("inv").toString()), dir))
+                .getMessage().contains("names no host (read 1 file(s); skipped "));
+    }
+
+    @Test
+    void refusesUnsafeNamesInACommaList() {
+        InvalidInputException error = assertThrows(InvalidInputException.class,
+                () -> Inventory.load(List.of("-oProxyCommand=x,node2"), dir));
+        assertTrue(error.getMessage().startsWith("<command line>: host name '-oProxyCommand=x' starts with '-'"),
+                error.getMessage());
+        assertTrue(assertThrows(InvalidInputException.class, () -> Inventory.load(List.of("h;touch x,"), dir))
+                .getMessage().startsWith("<command line>: host name 'h;touch x' holds ';'"));
+    }
+
+    @Test
+    void readsAPortAfterAYamlHostName() throws Exception {
+        Inventory inventory = load("all:\n  hosts:\n    node1:2222:\n    node2:2222:\n      ansible_port: 22\n");
+        assertEquals(List.of("node1", "node2"), names(inventory.hosts()));
+        assertEquals(2222, inventory.host("node1").orElseThrow().vars().get("ansible_port"));
+        assertEquals(22, inventory.host("node2").orElseThrow().vars().get("ansible_port"));
+    }
+
+    @Test
+    void refusesAnUnsafeAnsibleUserInAGroupVarsFile() throws Exception {
+        Path bad = write("inventory/group_vars/gpu.yml", "ansible_user: \"root -oProxyCommand=x\"\n");
+        InvalidInputException error = assertThrows(InvalidInputException.class, () -> load(CLUSTER));
+        assertEquals(bad + ":1:15: ansible_user 'root -oProxyCommand=x' holds whitespace; it must be a login name"
+                + " (letters, digits, '.', '_', '-', '@', '+')", error.getMessage());
+    }
+
+    @Test
+    void ordersSiblingGroupsByPriorityThenName() throws Exception {
+        Inventory inventory = load("""
+                all:
+                  children:
+                    zeta:
+                      hosts: {h1: }
+                      vars: {side: zeta}
+                    alpha:
+                      hosts: {h1: }
+                      vars: {side: alpha, ansible_group_priority: 5}
+                """);
+        Host h1 = inventory.host("h1").orElseThrow();
+        assertEquals("alpha", h1.vars().get("side"));
+        assertFalse(h1.vars().containsKey("ansible_group_priority"));
+        assertEquals(List.of("all", "zeta", "alpha"), h1.groups());
     }
 
     @Test

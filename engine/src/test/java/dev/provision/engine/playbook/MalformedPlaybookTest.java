@@ -71,6 +71,27 @@ class MalformedPlaybookTest {
             host-vars-scalar.yml | 3:12  | the vars of host 'node1' must be a mapping
             group-cycle.yml      | 3:5   | group 'a' is its own child (a -> b -> a)
             duplicate-host.yml   | 5:5   | duplicate key 'node1'
+            option-host.yml      | 3:5   | host name '-oProxyCommand=x' starts with '-', which ssh would read as an option
+            semicolon-host.yml   | 3:5   | host name 'h;touch x' holds ';'
+            empty-host.yml       | 3:5   | a host name cannot be empty
+            null-host.yml        | 4:5   | a host name cannot be null
+            space-host.yml       | 3:5   | host name 'node 1' holds whitespace
+            bad-ansible-host.yml | 4:21  | ansible_host '$(reboot)' holds '$'
+            alias-without-address.yml | 5:9 | host 'gpu@rack1' is neither a DNS name nor an IP address, so it is an alias, and no ansible_host
+            unknown-section.ini  | 3:6   | unknown section kind ':hostvars' in [gpu:hostvars]; a section is [group], [group:vars] or [group:children]
+            bad-header.ini       | 1:1   | malformed section header '[gpu nodes]'
+            children-host.ini    | 5:1   | [cluster:children] lists 'node01', but 'node01' is a host, not a group; hosts go under [cluster]
+            children-undefined.ini | 3:3 | [cluster:children] lists 'storage', but no [storage] or [storage:children] section declares group 'storage'
+            ungrouped-child.ini  | 6:1   | 'ungrouped' cannot be a child of 'cluster': it holds the hosts of no other group
+            vars-undefined.ini   | 2:1   | [gpu:vars] sets variables of group 'gpu', which no [gpu] or [gpu:children] section declares
+            bad-host-var.ini     | 2:30  | expected key=value after host 'node01', got 'gpus'
+            vars-no-equals.ini   | 4:1   | expected key=value in [gpu:vars], got 'cuda 12.4'
+            unterminated-quote.ini | 2:13 | the quote " opened here is never closed
+            complex-value.ini    | 2:14  | '1j' is a Python complex number, which an inventory variable cannot hold
+            option-host.ini      | 2:1   | host name '-oProxyCommand=x' starts with '-'
+            semicolon-host.ini   | 2:1   | host name 'h;touch x' holds ';'
+            bad-ansible-host.ini | 2:21  | ansible_host '10.0.0.1;reboot' holds ';'
+            bad-user.ini         | 4:16  | ansible_user '-oProxyCommand=x' starts with '-'
             """)
     void reportsInventoryMistakeAtItsPosition(String file, String position, String phrase) throws Exception {
         Path inventory = malformed("inventory/" + file);

@@ -32,6 +32,11 @@ public final class TimeLimitedConnection implements Connection {
         return new TimeLimitedConnection(connection, limit, setBy);
     }
 
+    /** The connection this one bounds: the same host, the same state, so what was read through one holds for the other. */
+    public Connection wrapped() {
+        return connection;
+    }
+
     @Override
     public String hostName() {
         return connection.hostName();

@@ -19,6 +19,9 @@ final class HostReads {
 
     /** Reads are about to go through {@code connection}; what came through another one is dropped. */
     void readingFrom(Connection connection) {
+        if (connection instanceof dev.provision.engine.connection.TimeLimitedConnection bounded) {
+            connection = bounded.wrapped(); // each item's time limit is its own; the host is the same
+        }
         if (source != connection) {
             forget();
             source = connection;

@@ -36,13 +36,8 @@ final class Provision {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(REPO.toFile()).redirectErrorStream(true);
         pb.environment().put("NO_COLOR", "1");
         pb.environment().putAll(env);
-        Process p = pb.start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new AssertionError("provision did not finish");
-        }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        Launched.Output out = Launched.run(pb, java.time.Duration.ofMinutes(10));
+        return new Result(out.exitCode(), out.stdout());
     }
 
     static Result run(String... args) throws IOException, InterruptedException {

@@ -39,14 +39,8 @@ public final class SiteCluster {
         ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true);
         pb.environment().put("NO_COLOR", "1");
         pb.environment().putAll(env);
-        Process p = pb.start();
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new AssertionError(command + " did not finish within " + timeoutMinutes + " min");
-        }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        Launched.Output out = Launched.run(pb, java.time.Duration.ofMinutes(timeoutMinutes));
+        return new Result(out.exitCode(), out.stdout());
     }
 
     public static Result cluster(String... args) throws IOException, InterruptedException {

@@ -26,13 +26,9 @@ record ProvisionRun(List<String> args, int exitCode, String output) {
     }
 
     static ProvisionRun of(List<String> args) throws IOException, InterruptedException {
-        Process process = start(args, ProcessBuilder.Redirect.PIPE);
-        byte[] out = process.getInputStream().readAllBytes();
-        if (!process.waitFor(10, TimeUnit.MINUTES)) {
-            process.destroyForcibly();
-            throw new AssertionError("provision " + args + " did not finish");
-        }
-        ProvisionRun run = new ProvisionRun(List.copyOf(args), process.exitValue(), new String(out, StandardCharsets.UTF_8));
+        dev.provision.engine.e2e.Launched.Output out = dev.provision.engine.e2e.Launched.run(builder(args, ProcessBuilder.Redirect.PIPE),
+                java.time.Duration.ofMinutes(10));
+        ProvisionRun run = new ProvisionRun(List.copyOf(args), out.exitCode(), out.stdout());
         // Keep the full output in the build log: what a sysadmin would have seen, for whoever reads a failure.
         System.out.println("$ provision " + ShellWords.join(args) + "\n" + run.output() + "[exit " + run.exitCode() + "]\n");
         return run;
@@ -43,6 +39,10 @@ record ProvisionRun(List<String> args, int exitCode, String output) {
      * {@code output}; for tests that kill or signal the controller mid-run.
      */
     static Process start(List<String> args, ProcessBuilder.Redirect output) throws IOException {
+        return builder(args, output).start();
+    }
+
+    private static ProcessBuilder builder(List<String> args, ProcessBuilder.Redirect output) {
         List<String> command = new ArrayList<>();
         command.add(LAUNCHER);
         command.addAll(args);
@@ -52,7 +52,7 @@ record ProvisionRun(List<String> args, int exitCode, String output) {
         builder.environment().put("NO_COLOR", "1");
         // The tests name their own store with --known-hosts; never let the environment pick another.
         builder.environment().remove("PROVISION_KNOWN_HOSTS");
-        return builder.start();
+        return builder;
     }
 
     /**

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
@@ -218,22 +217,9 @@ final class TestCluster implements AutoCloseable {
             throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         builder.environment().putAll(env);
-        Process process = builder.start();
-        // Both pipes drained at once: a node's output may fill one while we wait on the other.
-        CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> readAll(process.getErrorStream()));
-        String stdout = readAll(process.getInputStream());
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish within " + timeoutSeconds + " s");
-        }
-        return new Output(process.exitValue(), stdout, stderr.join());
+        // Both pipes drained while waiting: neither a full pipe nor a child holding one open hangs the test.
+        dev.provision.engine.e2e.Launched.Output out = dev.provision.engine.e2e.Launched.run(builder, java.time.Duration.ofSeconds(timeoutSeconds));
+        return new Output(out.exitCode(), out.stdout(), out.stderr());
     }
 
-    private static String readAll(java.io.InputStream in) {
-        try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "<unreadable: " + e.getMessage() + ">";
-        }
-    }
 }

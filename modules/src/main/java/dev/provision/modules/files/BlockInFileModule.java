@@ -35,11 +35,12 @@ import java.util.Optional;
  *   <li>{@code create} (default false): start from an empty file when {@code path} is missing,
  *       creating its missing directories.
  *   <li>A symlink at {@code path} is followed: the file it points to is edited.
+ *   <li>{@code validate}, {@code backup}: see {@link ContentChecks}.
  *   <li>{@code mode}, {@code owner}, {@code group}: see {@link FileAttributes}.
  * </ul>
  */
 public final class BlockInFileModule implements TaskModule {
-    private static final ParamSpec SPEC = FileAttributes.declare(ParamSpec.builder()
+    private static final ParamSpec SPEC = ContentChecks.declare(FileAttributes.declare(ParamSpec.builder()
                     .required("path", Type.STRING, "dest", "destfile", "name")
                     .withDefault("block", Type.STRING, "", "content")
                     .optional("marker", Type.STRING)
@@ -49,7 +50,7 @@ public final class BlockInFileModule implements TaskModule {
                     .optional("insertafter", Type.STRING)
                     .optional("insertbefore", Type.STRING)
                     .withDefault("create", Type.BOOL, false)
-                    .mutuallyExclusive("insertafter", "insertbefore"))
+                    .mutuallyExclusive("insertafter", "insertbefore")))
             .build();
 
     public BlockInFileModule() {
@@ -72,6 +73,10 @@ public final class BlockInFileModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
+        return ContentChecks.apply(params, planContent(params, context));
+    }
+
+    private Plan planContent(Params params, TaskContext context) throws ModuleException {
         String path = FilePaths.requireAbsolute("path", params.string("path"));
         String block = params.string("block");
         boolean wanted = params.string("state").equals("present");

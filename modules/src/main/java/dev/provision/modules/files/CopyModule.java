@@ -36,6 +36,7 @@ import java.util.Optional;
  *   <li>{@code force} (default true): false leaves an existing {@code dest} alone.
  *   <li>{@code follow} (default false): a symlink at {@code dest} is replaced by a regular file
  *       (always a change, as in Ansible); with true, the file it points to is written.
+ *   <li>{@code validate}, {@code backup}: see {@link ContentChecks}.
  *   <li>{@code mode}, {@code owner}, {@code group}: see {@link FileAttributes}; unset ones keep the
  *       current file's values when the content is rewritten. {@code mode: preserve} takes the
  *       mode of {@code src}.
@@ -45,14 +46,14 @@ import java.util.Optional;
  * shared with {@code template}: see {@link #planFile} and {@link FileContentPlanner}.
  */
 public final class CopyModule implements TaskModule {
-    private static final ParamSpec SPEC = FileAttributes.declare(ParamSpec.builder()
+    private static final ParamSpec SPEC = ContentChecks.declare(FileAttributes.declare(ParamSpec.builder()
                     .required("dest", Type.STRING)
                     .optional("content", Type.STRING)
                     .optional("src", Type.STRING)
                     .withDefault("force", Type.BOOL, true)
                     .withDefault("follow", Type.BOOL, false)
                     .mutuallyExclusive("content", "src")
-                    .requiredOneOf("content", "src"))
+                    .requiredOneOf("content", "src")))
             .build();
 
     public CopyModule() {
@@ -75,6 +76,10 @@ public final class CopyModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
+        return ContentChecks.apply(params, planContent(params, context));
+    }
+
+    private Plan planContent(Params params, TaskContext context) throws ModuleException {
         String dest = FilePaths.requireAbsolute("dest", params.string("dest"));
         if (params.has("src")) {
             String src = params.string("src");

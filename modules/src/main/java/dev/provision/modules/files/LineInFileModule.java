@@ -36,11 +36,12 @@ import java.util.regex.Pattern;
  *   <li>{@code create} (default false): start from an empty file when {@code path} is missing,
  *       creating its missing directories; otherwise a missing file fails the task.
  *   <li>A symlink at {@code path} is followed: the file it points to is edited.
+ *   <li>{@code validate}, {@code backup}: see {@link ContentChecks}.
  *   <li>{@code mode}, {@code owner}, {@code group}: see {@link FileAttributes}.
  * </ul>
  */
 public final class LineInFileModule implements TaskModule {
-    private static final ParamSpec SPEC = FileAttributes.declare(ParamSpec.builder()
+    private static final ParamSpec SPEC = ContentChecks.declare(FileAttributes.declare(ParamSpec.builder()
                     .required("path", Type.STRING, "dest", "destfile", "name")
                     .optional("line", Type.STRING, "value")
                     .optional("regexp", Type.STRING, "regex")
@@ -53,7 +54,7 @@ public final class LineInFileModule implements TaskModule {
                     .withDefault("create", Type.BOOL, false)
                     .mutuallyExclusive("insertafter", "insertbefore")
                     .mutuallyExclusive("regexp", "search_string")
-                    .mutuallyExclusive("backrefs", "search_string"))
+                    .mutuallyExclusive("backrefs", "search_string")))
             .build();
 
     public LineInFileModule() {
@@ -76,6 +77,10 @@ public final class LineInFileModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
+        return ContentChecks.apply(params, planContent(params, context));
+    }
+
+    private Plan planContent(Params params, TaskContext context) throws ModuleException {
         String path = FilePaths.requireAbsolute("path", params.string("path"));
         boolean present = params.string("state").equals("present");
         Optional<LineEdit.Selector> selector = selector(params);

@@ -22,16 +22,16 @@ import java.util.regex.Pattern;
  * base name of {@code src}, as in Ansible), {@code force} and {@code follow} (as {@code copy}'s),
  * {@code newline_sequence} ({@code \n} by default, {@code \r\n} or {@code \r}: every line break of
  * the rendered text becomes it, as Jinja2 makes it in Ansible), {@code mode}, {@code owner},
- * {@code group} (see {@link FileAttributes}).
+ * {@code group} (see {@link FileAttributes}), {@code validate} and {@code backup} (see {@link ContentChecks}).
  */
 public final class TemplateModule implements TaskModule {
     private static final Pattern LINE_BREAK = Pattern.compile("\r\n|\r|\n");
-    private static final ParamSpec SPEC = FileAttributes.declare(ParamSpec.builder()
+    private static final ParamSpec SPEC = ContentChecks.declare(FileAttributes.declare(ParamSpec.builder()
                     .required("src", Type.STRING)
                     .required("dest", Type.STRING)
                     .withDefault("force", Type.BOOL, true)
                     .withDefault("follow", Type.BOOL, false)
-                    .optional("newline_sequence", Type.STRING))
+                    .optional("newline_sequence", Type.STRING)))
             .build();
 
     public TemplateModule() {
@@ -54,6 +54,10 @@ public final class TemplateModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
+        return ContentChecks.apply(params, planContent(params, context));
+    }
+
+    private Plan planContent(Params params, TaskContext context) throws ModuleException {
         String dest = FilePaths.requireAbsolute("dest", params.string("dest"));
         Attributes attributes = FileAttributes.requested(params);
         String src = params.string("src");

@@ -166,9 +166,10 @@ public final class FileContentPlanner {
     }
 
     /**
-     * Plans "this path is a directory with these attributes": {@code mkdir -p} when it is missing,
-     * the attributes that differ when it exists, nothing when all is right. A final symlink is
-     * followed.
+     * Plans "this path is a directory with these attributes": when it is missing, a {@code mkdir}
+     * of each missing directory with the attributes (as Ansible's {@code file} gives them to every
+     * directory it creates; one {@code mkdir -p} when there are none); the attributes that differ
+     * when it exists; nothing when all is right. A final symlink is followed.
      *
      * @throws ModuleException when the path exists and is not a directory
      */

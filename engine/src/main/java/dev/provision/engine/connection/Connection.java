@@ -24,7 +24,21 @@ public interface Connection extends AutoCloseable {
      * ({@code FileTransfer}), so that a decorator such as become applies to file writes too.
      */
     default void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
-        FileTransfer.put(this, path, content, attributes);
+        FileTransfer.put(this, new Command.PutFile(path, content, attributes));
+    }
+
+    /**
+     * Writes a file as {@link #put(String, byte[], Command.Attributes)} does, first running its
+     * validator on the temp file and keeping a backup of the target where the command asks for them
+     * ({@link Command.PutFile#validate}, {@link Command.PutFile#backup}). A plain write goes through
+     * the three-argument form, so that a decorator overriding that one sees every write.
+     */
+    default void put(Command.PutFile file) throws ConnectionException {
+        if (file.validate().isEmpty() && !file.backup()) {
+            put(file.path(), file.content(), file.attributes());
+        } else {
+            FileTransfer.put(this, file);
+        }
     }
 
     /** Reads a whole file; empty when it does not exist. One {@link #exec}, like {@link #put}. */

@@ -26,13 +26,18 @@ import java.util.Optional;
  * hung up) removes the temp file too. Attributes that are not given are
  * kept from the existing target (its mode always; its owner and group where we are allowed to, that
  * is as root or when they are already ours); a new file without a mode gets {@code 0666} under the
- * umask, as if a shell had created it (normally {@code 0644}). On any failure the temp file is removed
+ * umask, as if a shell had created it (normally {@code 0644}). A validator ({@link Command.PutFile#validate})
+ * runs on the finished temp file, as a shell function whose every word is quoted and whose {@code %s}
+ * is {@code "$tmp"}; when it refuses, the target stays as it was and its output is the error. A
+ * backup is a {@code cp -p} of the target taken just before the rename. On any failure the temp file is removed
  * and the command's error output is reported. Needs GNU coreutils ({@code chmod --reference},
  * {@code mv -T}, {@code sha256sum}), which every target distribution we support has.
  */
 final class FileTransfer {
     /** Exit status with which the read script says "no such file"; neither cat nor sh uses it. */
     private static final int MISSING = 3;
+    /** Exit status with which the put script says "the validator refused the content" (its {@code exit 4}). */
+    private static final int INVALID = 4;
 
     private static final String PUT_SCRIPT = """
             if [ ! -d "$dir" ]; then echo "directory $dir does not exist" >&2; exit 1; fi
@@ -56,6 +61,14 @@ final class FileTransfer {
             elif [ -e "$target" ]; then chmod --reference="$target" -- "$tmp" || fail
             else chmod -- "$(printf '%o' $(( 0666 & ~$(umask) )))" "$tmp" || fail
             fi
+            if [ -n "$validate" ]; then
+              if ! out=$(run_validator 2>&1); then
+                rm -f -- "$tmp"; printf '%s\n' "$out" >&2; exit 4
+              fi
+            fi
+            if [ -n "$backup" ] && [ -f "$target" ]; then
+              cp -p -- "$target" "$target.$$.$(date +%Y-%m-%d@%H:%M:%S)~" || fail
+            fi
             mv -f -T -- "$tmp" "$target" || fail
             """;
 
@@ -74,10 +87,15 @@ final class FileTransfer {
     private FileTransfer() {
     }
 
-    static void put(Connection connection, String path, byte[] content, Command.Attributes attributes)
-            throws ConnectionException {
+    static void put(Connection connection, Command.PutFile file) throws ConnectionException {
+        String path = file.path();
+        byte[] content = file.content();
+        Command.Attributes attributes = file.attributes();
         requireAbsolute(connection, path);
         String script = assign("target", path)
+                + assign("validate", file.validate().isEmpty() ? "" : "yes")
+                + assign("backup", file.backup() ? "yes" : "")
+                + "run_validator() { " + (file.validate().isEmpty() ? ":" : validatorLine(file.validate())) + "; }\n"
                 + assign("dir", parentOf(path))
                 + assign("mode", attributes.mode().orElse(""))
                 + assign("owner", attributes.owner().orElse(""))
@@ -86,6 +104,11 @@ final class FileTransfer {
                 + assign("sha256", sha256(content))
                 + PUT_SCRIPT;
         ExecResult result = connection.exec(ExecRequest.shell(script).withStdin(content));
+        if (result.exitCode() == INVALID) {
+            throw new ConnectionException("validation of " + path + " on " + connection.hostName() + " failed ("
+                    + String.join(" ", file.validate()) + "), " + path + " left as it was: "
+                    + new String(result.stderr(), StandardCharsets.UTF_8).strip());
+        }
         if (result.exitCode() != 0) {
             throw new ConnectionException("cannot write " + path + " on " + connection.hostName() + ": "
                     + reason(result));
@@ -101,6 +124,26 @@ final class FileTransfer {
             default -> throw new ConnectionException("cannot read " + path + " on " + connection.hostName() + ": "
                     + reason(result));
         };
+    }
+
+    /** The validator as a shell command: every word quoted, each {@code %s} replaced by the temp file. */
+    static String validatorLine(java.util.List<String> argv) {
+        StringBuilder line = new StringBuilder();
+        for (String word : argv) {
+            if (!line.isEmpty()) {
+                line.append(' ');
+            }
+            String[] parts = word.split("%s", -1);
+            for (int i = 0; i < parts.length; i++) {
+                if (i > 0) {
+                    line.append("\"$tmp\"");
+                }
+                if (!parts[i].isEmpty() || parts.length == 1) {
+                    line.append(ShellWords.quote(parts[i]));
+                }
+            }
+        }
+        return line.toString();
     }
 
     private static String sha256(byte[] content) {

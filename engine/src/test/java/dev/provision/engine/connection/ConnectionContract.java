@@ -245,6 +245,38 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void aValidatorThatRefusesLeavesTheTargetAsItWasAndSaysWhy() throws Exception {
+        String path = scratch + "/checked";
+        run("echo old > " + path);
+        List<String> validator = List.of("sh", "-c", "grep -q good \"$1\" || { echo \"no good in $1\"; exit 1; }", "check", "%s");
+        ConnectionException e = assertThrows(ConnectionException.class, () -> connection.put(
+                new Command.PutFile(path, "bad\n".getBytes(StandardCharsets.UTF_8), NONE, validator, false)));
+        assertTrue(e.getMessage().contains("no good in " + scratch + "/.provision-"), e.getMessage());
+        assertEquals("old\n", run("cat " + path));
+        assertEquals("checked", run("ls -A " + scratch).strip(), "no temp file left");
+    }
+
+    @Test
+    void aValidatorThatAcceptsLetsTheWriteThrough() throws Exception {
+        String path = scratch + "/checked";
+        connection.put(new Command.PutFile(path, "good\n".getBytes(StandardCharsets.UTF_8), NONE,
+                List.of("grep", "-q", "good", "%s"), false));
+        assertEquals("good\n", run("cat " + path));
+    }
+
+    @Test
+    void keepsABackupNamedAsAnsibleNamesIt() throws Exception {
+        String path = scratch + "/kept";
+        connection.put(new Command.PutFile(path, "one\n".getBytes(StandardCharsets.UTF_8), NONE, List.of(), true));
+        assertEquals("kept", run("ls -A " + scratch).strip(), "nothing to back up yet");
+        connection.put(new Command.PutFile(path, "two\n".getBytes(StandardCharsets.UTF_8), NONE, List.of(), true));
+        String backup = run("ls -A " + scratch + " | grep -v '^kept$'").strip();
+        assertTrue(backup.matches("kept\\.\\d+\\.\\d{4}-\\d\\d-\\d\\d@\\d\\d:\\d\\d:\\d\\d~"), backup);
+        assertEquals("one\n", run("cat '" + scratch + "/" + backup + "'"));
+        assertEquals("two\n", run("cat " + path));
+    }
+
+    @Test
     void appliesTheModeAskedFor() throws Exception {
         String path = scratch + "/mode";
         connection.put(path, new byte[] {1}, new Command.Attributes(Optional.of("0640"), Optional.empty(), Optional.empty()));

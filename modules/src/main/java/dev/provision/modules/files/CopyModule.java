@@ -1,6 +1,10 @@
 package dev.provision.modules.files;
 
+import dev.provision.modules.spi.Change;
+import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.Command.Attributes;
+import dev.provision.modules.spi.Diff;
+import dev.provision.modules.spi.HostView;
 import dev.provision.modules.spi.FileStat;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec;
@@ -13,6 +17,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -21,27 +26,34 @@ import java.util.Optional;
  *
  * <p>Parameters (Ansible's names):
  * <ul>
- *   <li>{@code dest}, required, absolute. Ending in {@code /}, or naming an existing directory when
- *       {@code src} is given, it means that directory plus the base name of {@code src}.
+ *   <li>{@code dest}, required, absolute. With {@code src}, a {@code dest} ending in {@code /}
+ *       means that directory (created with its missing parents) plus the base name of
+ *       {@code src}, and so does a {@code dest} naming an existing directory. With
+ *       {@code content}, either fails, as in Ansible.
  *   <li>{@code content}: the text to write; or {@code src}: a controller file found through the
  *       task's search path ({@link TaskContext#controllerFile}). Exactly one is required. Copying
  *       directories is not supported.
  *   <li>{@code force} (default true): false leaves an existing {@code dest} alone.
+ *   <li>{@code follow} (default false): a symlink at {@code dest} is replaced by a regular file
+ *       (always a change, as in Ansible); with true, the file it points to is written.
+ *   <li>{@code validate}, {@code backup}: see {@link ContentChecks}.
  *   <li>{@code mode}, {@code owner}, {@code group}: see {@link FileAttributes}; unset ones keep the
- *       current file's values when the content is rewritten.
+ *       current file's values when the content is rewritten. {@code mode: preserve} takes the
+ *       mode of {@code src}.
  * </ul>
  *
- * The directory that holds {@code dest} must exist (Ansible fails too). Planning is shared with
- * {@code template}: see {@link FileContentPlanner}.
+ * Otherwise the directory that holds {@code dest} must exist (Ansible fails too). Planning is
+ * shared with {@code template}: see {@link #planFile} and {@link FileContentPlanner}.
  */
 public final class CopyModule implements TaskModule {
-    private static final ParamSpec SPEC = FileAttributes.declare(ParamSpec.builder()
+    private static final ParamSpec SPEC = ContentChecks.declare(FileAttributes.declare(ParamSpec.builder()
                     .required("dest", Type.STRING)
                     .optional("content", Type.STRING)
                     .optional("src", Type.STRING)
                     .withDefault("force", Type.BOOL, true)
+                    .withDefault("follow", Type.BOOL, false)
                     .mutuallyExclusive("content", "src")
-                    .requiredOneOf("content", "src"))
+                    .requiredOneOf("content", "src")))
             .build();
 
     public CopyModule() {
@@ -64,39 +76,77 @@ public final class CopyModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
+        return ContentChecks.apply(params, planContent(params, context));
+    }
+
+    private Plan planContent(Params params, TaskContext context) throws ModuleException {
         String dest = FilePaths.requireAbsolute("dest", params.string("dest"));
-        Attributes attributes = FileAttributes.requested(params);
-        byte[] content;
         if (params.has("src")) {
             String src = params.string("src");
-            content = readControllerFile(context.controllerFile(src), src);
-            dest = intoDirectory(context, dest, src);
-        } else {
-            if (dest.endsWith("/")) {
-                throw new ModuleException("dest " + dest + " ends with '/', but content has no file name; name the file in dest");
+            Path file = context.controllerFile(src);
+            Attributes attributes = FileAttributes.requested(params, file);
+            return planFile(context.host(), dest, Optional.of(FilePaths.basename(src)), readControllerFile(file, src),
+                    attributes, params.bool("follow"), params.bool("force"));
+        }
+        if (dest.endsWith("/") || FilePaths.statFollowing(context.host(), dest).filter(s -> s.type() == FileStat.Type.DIRECTORY).isPresent()) {
+            throw new ModuleException("can not use content with a dir as dest (" + dest + "); name the file in dest");
+        }
+        byte[] content = params.string("content").getBytes(StandardCharsets.UTF_8);
+        return planFile(context.host(), dest, Optional.empty(), content, FileAttributes.requested(params), params.bool("follow"),
+                params.bool("force"));
+    }
+
+    /**
+     * Plans "dest has this content", shared with {@code template}: a directory {@code dest} (or one
+     * ending in {@code /}) takes {@code basename}; a symlink is replaced or, with {@code follow},
+     * written through; {@code force=false} leaves an existing file alone.
+     */
+    static Plan planFile(HostView host, String dest, Optional<String> basename, byte[] content, Attributes attributes,
+                         boolean follow, boolean force) throws ModuleException {
+        String path = dest;
+        boolean newDirectory = false;
+        if (basename.isPresent() && dest.endsWith("/")) {
+            path = dest + basename.get();
+            newDirectory = FilePaths.statFollowing(host, dest).isEmpty();
+        } else if (basename.isPresent()
+                && FilePaths.statFollowing(host, dest).filter(s -> s.type() == FileStat.Type.DIRECTORY).isPresent()) {
+            path = dest + "/" + basename.get();
+        }
+        Optional<FileStat> own = host.stat(path);
+        if (own.isPresent() && own.get().type() == FileStat.Type.LINK) {
+            Optional<FileStat> target = FilePaths.statFollowing(host, path);
+            if (!force && target.isPresent()) {
+                return Plan.converged(path + " exists (force=false: its content is left alone)");
             }
-            content = params.string("content").getBytes(StandardCharsets.UTF_8);
+            if (!follow || target.isEmpty()) {
+                return replaceLink(path, own.get(), content, attributes);
+            }
+            path = FilePaths.followLinks(host, path);
         }
-        if (!params.bool("force") && FilePaths.statFollowing(context.host(), dest).isPresent()) {
-            return Plan.converged(dest + " exists (force=false: its content is left alone)");
+        if (!force && FilePaths.statFollowing(host, path).isPresent()) {
+            return Plan.converged(path + " exists (force=false: its content is left alone)");
         }
-        return FileContentPlanner.plan(context.host(), dest, content, attributes, convergedReason(dest, attributes));
+        if (newDirectory) {
+            return FileContentPlanner.createWithParents(host, path, content, attributes);
+        }
+        return FileContentPlanner.plan(host, path, content, attributes, convergedReason(path, attributes));
+    }
+
+    /**
+     * Without {@code follow}, Ansible unlinks a symlink at {@code dest} and writes a new file in its
+     * place, on every run while the link is there; so a new file it is (the target is untouched).
+     */
+    private static Plan replaceLink(String path, FileStat link, byte[] content, Attributes attributes) {
+        Change change = new Change("replace link " + path + " with a file",
+                List.of(new Diff(path, "state: link\ntarget: " + link.linkTarget() + "\n", "state: file\n"),
+                        FileContentPlanner.contentDiff(path, new byte[0], content)),
+                List.of(new Command.Remove(path), new Command.PutFile(path, content, FileAttributes.forNewFile(attributes))));
+        return Plan.of(change);
     }
 
     /** Why a file with the wanted content and attributes needs nothing; shared with {@code template}. */
     static String convergedReason(String dest, Attributes attributes) {
         return dest + " already has the wanted content" + (attributes.isEmpty() ? "" : " and " + FileAttributes.describe(attributes));
-    }
-
-    private static String intoDirectory(TaskContext context, String dest, String src) throws ModuleException {
-        if (dest.endsWith("/")) {
-            return dest + FilePaths.basename(src);
-        }
-        Optional<FileStat> stat = FilePaths.statFollowing(context.host(), dest);
-        if (stat.isPresent() && stat.get().type() == FileStat.Type.DIRECTORY) {
-            return dest + "/" + FilePaths.basename(src);
-        }
-        return dest;
     }
 
     private static byte[] readControllerFile(Path file, String src) throws ModuleException {

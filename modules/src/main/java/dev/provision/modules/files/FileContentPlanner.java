@@ -29,7 +29,8 @@ import java.util.Optional;
  * with other content becomes one {@code PutFile} with a content diff and, where they differ too, an
  * attribute diff; a file with the right content but other attributes becomes one
  * {@code SetAttributes}. A symlink is followed for reading and comparing; writing replaces the link
- * with a file, as Ansible's {@code copy} does without {@code follow}.
+ * with a file, as Ansible's {@code copy} does without {@code follow}. Editors that write through
+ * a link pass the path it leads to ({@link FilePaths#followLinks}).
  *
  * <p>{@link #directory} plans "this path must be a directory with these attributes", and
  * {@link #planInDirectory} a file whose directory may have to be created first. Pure functions of
@@ -96,17 +97,34 @@ public final class FileContentPlanner {
         return update(path, existing.get(), wanted, attributes, "update " + path, convergedReason);
     }
 
-    /** Plans a new file; fails when its directory is missing. */
+    /** Plans a new file; fails when its directory is missing (Ansible's {@code copy} and {@code template} do). */
     public static Plan create(HostView host, String path, byte[] wanted, Attributes attributes) throws ModuleException {
         FilePaths.requireParentDirectory(host, path);
         return createInNewDirectory(path, wanted, attributes);
+    }
+
+    /**
+     * Plans a new file, creating its missing directories first ({@code mkdir -p} with the default
+     * mode, as Ansible's {@code create: true} does with {@code os.makedirs}).
+     */
+    public static Plan createWithParents(HostView host, String path, byte[] wanted, Attributes attributes)
+            throws ModuleException {
+        String parent = FilePaths.parent(path);
+        if (FilePaths.missingDirectories(host, parent).isEmpty()) {
+            return create(host, path, wanted, attributes);
+        }
+        List<Change> changes = new ArrayList<>();
+        changes.add(Change.withDiff("create directory " + parent, new Diff(parent, "state: absent\n", "state: directory\n"),
+                new Command.MakeDirectory(parent, Attributes.NONE)));
+        changes.addAll(createInNewDirectory(path, wanted, attributes).changes());
+        return Plan.of(changes, "");
     }
 
     /** Plans a new file whose directory an earlier change of the same plan creates. */
     public static Plan createInNewDirectory(String path, byte[] wanted, Attributes attributes) {
         String summary = "create " + path + (attributes.isEmpty() ? "" : " (" + FileAttributes.describe(attributes) + ")");
         return Plan.of(Change.withDiff(summary, contentDiff(path, new byte[0], wanted),
-                new Command.PutFile(path, wanted, attributes)));
+                new Command.PutFile(path, wanted, FileAttributes.forNewFile(attributes))));
     }
 
     /**
@@ -139,23 +157,31 @@ public final class FileContentPlanner {
         if (FilePaths.statFollowing(host, parent).isPresent()) {
             return plan(host, path, wanted, attributes, convergedReason);
         }
-        List<Change> changes = new ArrayList<>(directory(host, parent, directoryAttributes).changes());
+        // One mkdir -p with the attributes on the last directory: a drop-in directory's parents are the system's.
+        List<Change> changes = new ArrayList<>();
+        changes.add(Change.withDiff("create directory " + parent, new Diff(parent, "state: absent\n", "state: directory\n"),
+                new Command.MakeDirectory(parent, FileAttributes.forNew(directoryAttributes, true))));
         changes.addAll(createInNewDirectory(path, wanted, attributes).changes());
         return Plan.of(changes, convergedReason);
     }
 
     /**
-     * Plans "this path is a directory with these attributes": {@code mkdir -p} when it is missing,
-     * the attributes that differ when it exists, nothing when all is right. A final symlink is
-     * followed.
+     * Plans "this path is a directory with these attributes": when it is missing, a {@code mkdir}
+     * of each missing directory with the attributes (as Ansible's {@code file} gives them to every
+     * directory it creates; one {@code mkdir -p} when there are none); the attributes that differ
+     * when it exists; nothing when all is right. A final symlink is followed.
      *
      * @throws ModuleException when the path exists and is not a directory
      */
     public static Plan directory(HostView host, String path, Attributes wanted) throws ModuleException {
         Optional<FileStat> current = FilePaths.statFollowing(host, path);
         if (current.isEmpty()) {
-            return Plan.of(Change.withDiff("create directory " + path,
-                    new Diff(path, "state: absent\n", "state: directory\n"), new Command.MakeDirectory(path, wanted)));
+            // Every directory created gets the attributes, as Ansible's file module gives them; without
+            // attributes one mkdir -p does the same.
+            List<String> missing = wanted.isEmpty() ? List.of(path) : FilePaths.missingDirectories(host, path);
+            List<Command> mkdirs = missing.stream().<Command>map(d -> new Command.MakeDirectory(d, FileAttributes.forNew(wanted, true))).toList();
+            return Plan.of(new Change("create directory " + path,
+                    List.of(new Diff(path, "state: absent\n", "state: directory\n")), mkdirs));
         }
         if (current.get().type() != FileStat.Type.DIRECTORY) {
             throw new ModuleException(path + " already exists as a " + FilePaths.kind(current.get()) + ", not a directory");

@@ -133,7 +133,7 @@ public final class FileModule implements dev.provision.modules.spi.TaskModule {
         if (current.isEmpty()) {
             FilePaths.requireParentDirectory(context.host(), path);
             return Plan.of(Change.withDiff("create empty file " + path, stateDiff(path, "absent", "file"),
-                    new Command.PutFile(path, new byte[0], wanted)));
+                    new Command.PutFile(path, new byte[0], FileAttributes.forNewFile(wanted))));
         }
         // Existing path: no time update on purpose (see the class comment).
         return attributesOnly(path, current.get(), wanted, path + " exists");

@@ -3,6 +3,8 @@ package dev.provision.modules.files;
 import dev.provision.modules.spi.FileStat;
 import dev.provision.modules.spi.HostView;
 import dev.provision.modules.spi.ModuleException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /** Path arithmetic on the host's (POSIX) paths, which are strings, not this machine's Paths. */
@@ -42,6 +44,35 @@ final class FilePaths {
             return host.stat(resolveLink(path, stat.get().linkTarget()));
         }
         return stat;
+    }
+
+    /**
+     * The path that a write through {@code path} lands on: final symlinks followed (up to 40, as the
+     * kernel does), so that an editor changes the file a link points to and keeps the link (Ansible's
+     * {@code os.path.realpath} before its rename). The path itself when it is no link or missing.
+     */
+    static String followLinks(HostView host, String path) throws ModuleException {
+        String current = path;
+        for (int hops = 0; hops < 40; hops++) {
+            Optional<FileStat> stat = host.stat(current);
+            if (stat.isEmpty() || stat.get().type() != FileStat.Type.LINK) {
+                return current;
+            }
+            current = resolveLink(current, stat.get().linkTarget());
+        }
+        throw new ModuleException(path + ": too many levels of symbolic links");
+    }
+
+    /** The directories from the top down that {@code mkdir -p dir} would create; empty when it exists. */
+    static List<String> missingDirectories(HostView host, String dir) throws ModuleException {
+        List<String> missing = new ArrayList<>();
+        for (String d = stripTrailingSlashes(dir); statFollowing(host, d).isEmpty(); d = parent(d)) {
+            missing.addFirst(d);
+            if (d.equals("/")) {
+                break;
+            }
+        }
+        return missing;
     }
 
     /** Fails unless the directory that would hold a new {@code path} exists, as Ansible does. */

@@ -23,30 +23,38 @@ import java.util.regex.Pattern;
  *   <li>{@code path} (aliases {@code dest}, {@code destfile}, {@code name}), required, absolute.
  *   <li>{@code line} (alias {@code value}): the line; required with {@code state: present}.
  *   <li>{@code regexp} (alias {@code regex}): a Python-style regular expression selecting the line
- *       to replace (present) or the lines to remove (absent).
+ *       to replace (present) or the lines to remove (absent); or {@code search_string}: a text
+ *       that selects the lines containing it (mutually exclusive with {@code regexp} and
+ *       {@code backrefs}).
  *   <li>{@code state}: {@code present} (default) or {@code absent}.
- *   <li>{@code insertafter} / {@code insertbefore}: {@code EOF}, {@code BOF} or a regular
- *       expression; where a new line goes (mutually exclusive; default end of file).
+ *   <li>{@code insertafter} ({@code EOF}, {@code BOF} or a regular expression) /
+ *       {@code insertbefore} ({@code BOF} or a regular expression): where a new line goes
+ *       (mutually exclusive; default end of file).
  *   <li>{@code backrefs} (default false): {@code line} is a replacement template ({@code \1});
  *       when {@code regexp} matches nothing, nothing is added. Needs {@code regexp}.
  *   <li>{@code firstmatch} (default false): use the first matching line instead of the last.
- *   <li>{@code create} (default false): start from an empty file when {@code path} is missing;
- *       otherwise a missing file fails the task.
+ *   <li>{@code create} (default false): start from an empty file when {@code path} is missing,
+ *       creating its missing directories; otherwise a missing file fails the task.
+ *   <li>A symlink at {@code path} is followed: the file it points to is edited.
+ *   <li>{@code validate}, {@code backup}: see {@link ContentChecks}.
  *   <li>{@code mode}, {@code owner}, {@code group}: see {@link FileAttributes}.
  * </ul>
  */
 public final class LineInFileModule implements TaskModule {
-    private static final ParamSpec SPEC = FileAttributes.declare(ParamSpec.builder()
+    private static final ParamSpec SPEC = ContentChecks.declare(FileAttributes.declare(ParamSpec.builder()
                     .required("path", Type.STRING, "dest", "destfile", "name")
                     .optional("line", Type.STRING, "value")
                     .optional("regexp", Type.STRING, "regex")
+                    .optional("search_string", Type.STRING)
                     .choice("state", "present", "present", "absent")
                     .optional("insertafter", Type.STRING)
                     .optional("insertbefore", Type.STRING)
                     .withDefault("backrefs", Type.BOOL, false)
                     .withDefault("firstmatch", Type.BOOL, false)
                     .withDefault("create", Type.BOOL, false)
-                    .mutuallyExclusive("insertafter", "insertbefore"))
+                    .mutuallyExclusive("insertafter", "insertbefore")
+                    .mutuallyExclusive("regexp", "search_string")
+                    .mutuallyExclusive("backrefs", "search_string")))
             .build();
 
     public LineInFileModule() {
@@ -69,20 +77,25 @@ public final class LineInFileModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
+        return ContentChecks.apply(params, planContent(params, context));
+    }
+
+    private Plan planContent(Params params, TaskContext context) throws ModuleException {
         String path = FilePaths.requireAbsolute("path", params.string("path"));
         boolean present = params.string("state").equals("present");
-        Optional<Pattern> regexp = regex(params, "regexp");
+        Optional<LineEdit.Selector> selector = selector(params);
         if (present && !params.has("line")) {
             throw new ModuleException("line is required with state=present");
         }
-        if (params.bool("backrefs") && regexp.isEmpty()) {
+        if (params.bool("backrefs") && !params.has("regexp")) {
             throw new ModuleException("regexp is required with backrefs=true");
         }
-        if (!present && regexp.isEmpty() && !params.has("line")) {
-            throw new ModuleException("one of regexp or line is required with state=absent");
+        if (!present && selector.isEmpty() && !params.has("line")) {
+            throw new ModuleException("one of line, search_string, or regexp is required with state=absent");
         }
         Attributes attributes = FileAttributes.requested(params);
-        Optional<FileContentPlanner.Existing> existing = FileContentPlanner.read(context.host(), path);
+        String target = FilePaths.followLinks(context.host(), path);
+        Optional<FileContentPlanner.Existing> existing = FileContentPlanner.read(context.host(), target);
         if (existing.isEmpty()) {
             if (!present) {
                 return Plan.converged(path + " does not exist; no line to remove");
@@ -94,31 +107,35 @@ public final class LineInFileModule implements TaskModule {
         String text = existing.isPresent() ? existing.get().text(path) : "";
         LineEdit.Result edit;
         try {
-            edit = present ? present(params, regexp, text) : absent(params, regexp, text);
+            edit = present ? present(params, selector, text) : absent(params, selector, text);
         } catch (IllegalArgumentException e) {
             throw new ModuleException(e.getMessage(), e);
         }
         String what = edit.message() + " in " + path;
         if (existing.isEmpty()) {
             return edit.changed()
-                    ? FileContentPlanner.create(context.host(), path, bytes(edit), attributes)
+                    ? FileContentPlanner.createWithParents(context.host(), target, bytes(edit), attributes)
                     : Plan.converged(what);
         }
-        return FileContentPlanner.update(path, existing.get(), bytes(edit), attributes, what, what);
+        return FileContentPlanner.update(target, existing.get(), bytes(edit), attributes, what, what);
     }
 
-    private static LineEdit.Result present(Params params, Optional<Pattern> regexp, String text) {
+    private static LineEdit.Result present(Params params, Optional<LineEdit.Selector> selector, String text) {
         InsertPosition where = params.optString("insertbefore").map(InsertPosition::before)
                 .orElseGet(() -> params.optString("insertafter").map(InsertPosition::after).orElse(InsertPosition.END_OF_FILE));
-        String line = params.string("line");
-        boolean firstMatch = params.bool("firstmatch");
-        return regexp.isPresent()
-                ? LineEdit.present(text, regexp.get(), line, where, params.bool("backrefs"), firstMatch)
-                : LineEdit.present(text, line, where, firstMatch);
+        return LineEdit.present(text, selector, params.string("line"), where, params.bool("backrefs"), params.bool("firstmatch"));
     }
 
-    private static LineEdit.Result absent(Params params, Optional<Pattern> regexp, String text) {
-        return regexp.isPresent() ? LineEdit.absent(text, regexp.get()) : LineEdit.absent(text, params.string("line"));
+    private static LineEdit.Result absent(Params params, Optional<LineEdit.Selector> selector, String text) {
+        return selector.isPresent() ? LineEdit.absent(text, selector.get()) : LineEdit.absent(text, params.string("line"));
+    }
+
+    private static Optional<LineEdit.Selector> selector(Params params) throws ModuleException {
+        Optional<Pattern> regexp = regex(params, "regexp");
+        if (regexp.isPresent()) {
+            return Optional.of(new LineEdit.Selector.Regexp(regexp.get()));
+        }
+        return params.optString("search_string").map(LineEdit.Selector.Containing::new);
     }
 
     private static byte[] bytes(LineEdit.Result edit) {

@@ -9,19 +9,29 @@ import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code template}: renders a controller-side template with the host's variables, then plans the
  * result exactly as {@code copy} plans {@code content} (see {@link FileContentPlanner}).
  *
  * <p>Parameters: {@code src} (required; a template name on the template search path),
- * {@code dest} (required, absolute; its directory must exist), {@code mode}, {@code owner},
- * {@code group} (see {@link FileAttributes}).
+ * {@code dest} (required, absolute; an existing directory, or one ending in {@code /}, takes the
+ * base name of {@code src}, as in Ansible), {@code force} and {@code follow} (as {@code copy}'s),
+ * {@code newline_sequence} ({@code \n} by default, {@code \r\n} or {@code \r}: every line break of
+ * the rendered text becomes it, as Jinja2 makes it in Ansible), {@code mode}, {@code owner},
+ * {@code group} (see {@link FileAttributes}), {@code validate} and {@code backup} (see {@link ContentChecks}).
  */
 public final class TemplateModule implements TaskModule {
-    private static final ParamSpec SPEC = FileAttributes.declare(ParamSpec.builder()
+    private static final Pattern LINE_BREAK = Pattern.compile("\r\n|\r|\n");
+    private static final ParamSpec SPEC = ContentChecks.declare(FileAttributes.declare(ParamSpec.builder()
                     .required("src", Type.STRING)
-                    .required("dest", Type.STRING))
+                    .required("dest", Type.STRING)
+                    .withDefault("force", Type.BOOL, true)
+                    .withDefault("follow", Type.BOOL, false)
+                    .optional("newline_sequence", Type.STRING)))
             .build();
 
     public TemplateModule() {
@@ -44,9 +54,26 @@ public final class TemplateModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
+        return ContentChecks.apply(params, planContent(params, context));
+    }
+
+    private Plan planContent(Params params, TaskContext context) throws ModuleException {
         String dest = FilePaths.requireAbsolute("dest", params.string("dest"));
         Attributes attributes = FileAttributes.requested(params);
-        byte[] content = context.templates().render(params.string("src")).getBytes(StandardCharsets.UTF_8);
-        return FileContentPlanner.plan(context.host(), dest, content, attributes, CopyModule.convergedReason(dest, attributes));
+        String src = params.string("src");
+        String rendered = LINE_BREAK.matcher(context.templates().render(src)).replaceAll(Matcher.quoteReplacement(newlineSequence(params)));
+        return CopyModule.planFile(context.host(), dest, Optional.of(FilePaths.basename(src)), rendered.getBytes(StandardCharsets.UTF_8),
+                attributes, params.bool("follow"), params.bool("force"));
+    }
+
+    /** The line break the rendered text gets; written as the characters or as YAML's escapes ({@code '\\n'}), as Ansible takes both. */
+    private static String newlineSequence(Params params) throws ModuleException {
+        String written = params.optString("newline_sequence").orElse("\n");
+        return switch (written) {
+            case "\n", "\\n" -> "\n";
+            case "\r\n", "\\r\\n" -> "\r\n";
+            case "\r", "\\r" -> "\r";
+            default -> throw new ModuleException("newline_sequence needs to be one of: \\n, \\r or \\r\\n");
+        };
     }
 }

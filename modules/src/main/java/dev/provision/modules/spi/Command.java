@@ -39,12 +39,35 @@ public sealed interface Command {
         }
     }
 
-    /** Writes a whole file atomically: temp file beside the target, attributes set, rename. */
-    record PutFile(String path, byte[] content, Attributes attributes) implements Command {
+    /**
+     * Writes a whole file atomically: temp file beside the target, attributes set, rename.
+     *
+     * @param validate a program that must accept the new content before it replaces the target
+     *     ({@code visudo -cf %s}): an argument vector in which {@code %s} stands for the temp file;
+     *     when it exits non-zero, the target is left as it was and the command fails with the
+     *     program's output. Empty for none.
+     * @param backup keep a copy of the target as it was, named as Ansible names backups
+     *     ({@code path.PID.YYYY-MM-DD@HH:MM:SS~}), before replacing it; nothing when there was no target
+     */
+    record PutFile(String path, byte[] content, Attributes attributes, List<String> validate, boolean backup)
+            implements Command {
         public PutFile {
             requireNonNull(path, "path cannot be null");
             content = content.clone();
             requireNonNull(attributes, "attributes cannot be null");
+            validate = List.copyOf(validate);
+            if (!validate.isEmpty() && validate.stream().noneMatch(w -> w.contains("%s"))) {
+                throw new IllegalArgumentException("validate must contain %s: " + validate);
+            }
+        }
+
+        public PutFile(String path, byte[] content, Attributes attributes) {
+            this(path, content, attributes, List.of(), false);
+        }
+
+        /** This write, checked by {@code validate} and keeping a backup when {@code backup}. */
+        public PutFile checked(List<String> validate, boolean backup) {
+            return new PutFile(path, content, attributes, validate, backup);
         }
 
         @Override

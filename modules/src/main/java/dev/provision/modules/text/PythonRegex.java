@@ -12,19 +12,38 @@ import java.util.regex.PatternSyntaxException;
  */
 public final class PythonRegex {
     private static final Pattern NAMED_BACKREFERENCE = Pattern.compile("\\(\\?P=(\\w+)\\)");
+    private static final Pattern GLOBAL_FLAGS = Pattern.compile("^\\(\\?([aiLmsux]+)\\)");
 
     private PythonRegex() {
     }
 
     /**
-     * Compiles a Python-style regular expression for searching lines ({@code re.search}).
+     * Compiles a Python-style regular expression for searching lines ({@code re.search}). Only
+     * {@code \n} ends a line, as in Python ({@code $} matches before a final {@code \n}, not before
+     * {@code \r}); leading global flags ({@code (?m)}, {@code (?i)}) become the pattern's
+     * {@link Pattern#flags()}, so that callers can ask whether it is multi-line.
      *
      * @throws IllegalArgumentException naming the expression when it is malformed
      */
     public static Pattern compile(String regex) {
-        String java = NAMED_BACKREFERENCE.matcher(regex.replace("(?P<", "(?<")).replaceAll("\\\\k<$1>");
+        int flags = Pattern.UNIX_LINES;
+        String body = regex;
+        Matcher global = GLOBAL_FLAGS.matcher(regex);
+        if (global.find()) {
+            for (char f : global.group(1).toCharArray()) {
+                flags |= switch (f) {
+                    case 'i' -> Pattern.CASE_INSENSITIVE;
+                    case 'm' -> Pattern.MULTILINE;
+                    case 's' -> Pattern.DOTALL;
+                    case 'x' -> Pattern.COMMENTS;
+                    default -> 0; // a, L, u: ASCII, locale and Unicode matching, Java's defaults serve
+                };
+            }
+            body = regex.substring(global.end());
+        }
+        String java = NAMED_BACKREFERENCE.matcher(body.replace("(?P<", "(?<")).replaceAll("\\\\k<$1>");
         try {
-            return Pattern.compile(java);
+            return Pattern.compile(java, flags);
         } catch (PatternSyntaxException e) {
             throw new IllegalArgumentException("invalid regular expression '" + regex + "': " + e.getDescription(), e);
         }

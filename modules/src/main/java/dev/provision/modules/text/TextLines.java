@@ -31,6 +31,38 @@ final class TextLines {
         return new TextLines(lines, text.endsWith("\n"));
     }
 
+    /**
+     * The lines with their terminators, as Python reads them: split after each {@code \n} (a file's
+     * {@code readlines}), and with {@code carriageReturns} also after a lone {@code \r}
+     * ({@code bytes.splitlines(True)}). Joining the result gives the text back.
+     */
+    static List<String> splitKeepingEnds(String text, boolean carriageReturns) {
+        List<String> lines = new ArrayList<>();
+        int from = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean end = c == '\n'
+                    || carriageReturns && c == '\r' && (i + 1 == text.length() || text.charAt(i + 1) != '\n');
+            if (end) {
+                lines.add(text.substring(from, i + 1));
+                from = i + 1;
+            }
+        }
+        if (from < text.length()) {
+            lines.add(text.substring(from));
+        }
+        return lines;
+    }
+
+    /** The line without its trailing {@code \r} and {@code \n} characters (Python's {@code rstrip('\r\n')}). */
+    static String withoutTerminators(String line) {
+        int end = line.length();
+        while (end > 0 && (line.charAt(end - 1) == '\n' || line.charAt(end - 1) == '\r')) {
+            end--;
+        }
+        return line.substring(0, end);
+    }
+
     /** The lines of a block of text; a final newline does not make an extra empty line. */
     static List<String> split(String text) {
         return TextLines.of(text).lines;

@@ -40,7 +40,7 @@ class ModeAndCoercionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"u+rwx", "0648", "", "rw-r--r--", "99999"})
+    @ValueSource(strings = {"u+q", "0648", "", "rw-r--r--", "99999"})
     void rejectsModesThatAreNotOctal(String mode) {
         assertThrows(ModuleException.class, () -> FileAttributes.normalizeMode(mode));
     }

@@ -78,8 +78,28 @@ class LineEditTest {
 
     @Test
     void returnsTheInputItselfWhenNothingChanges() {
-        String text = "a\nb";
+        String text = "a\nb\n";
         assertSame(text, LineEdit.present(text, "b", InsertPosition.END_OF_FILE, false).text());
+    }
+
+    @Test
+    void anEqualLineGainsItsNewlineAndLosesItsCarriageReturnAsInAnsible() {
+        assertEquals("a\nb\n", LineEdit.present("a\nb", "b", InsertPosition.END_OF_FILE, false).text());
+        assertEquals("a\r\nb\n", LineEdit.present("a\r\nb\r\n", "b", InsertPosition.END_OF_FILE, false).text());
+    }
+
+    @Test
+    void insertingAfterALastLineWithoutNewlineEndsItFirst() {
+        // Ansible 2.14 glues the two lines together ("ab\n"); we keep them apart.
+        assertEquals("a\nb\n", LineEdit.present("a", "b", InsertPosition.after("^a"), false).text());
+    }
+
+    @Test
+    void searchStringSelectsLinesContainingIt() {
+        LineEdit.Selector port = new LineEdit.Selector.Containing("Port ");
+        assertEquals("a\nPort 22\n", LineEdit.present("a\n#Port 2\n", java.util.Optional.of(port), "Port 22",
+                InsertPosition.END_OF_FILE, false, false).text());
+        assertEquals("a\n", LineEdit.absent("a\n#Port 2\n", port).text());
     }
 
     @Test

@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class ManagedBlockTest {
-    private static final String B = "# BEGIN MANAGED BLOCK";
-    private static final String E = "# END MANAGED BLOCK";
+    private static final String B = "# BEGIN ANSIBLE MANAGED BLOCK";
+    private static final String E = "# END ANSIBLE MANAGED BLOCK";
 
     static Stream<Arguments> puts() {
         return Stream.of(
@@ -40,7 +40,17 @@ class ManagedBlockTest {
                 Arguments.of("empty block removes markers", "a\n" + B + "\nold\n" + E + "\n", "",
                         InsertPosition.END_OF_FILE, "a\n"),
                 Arguments.of("only one marker: a new block is added", "a\n" + B + "\n", "x",
-                        InsertPosition.END_OF_FILE, "a\n" + B + "\n" + B + "\nx\n" + E + "\n"));
+                        InsertPosition.END_OF_FILE, "a\n" + B + "\n" + B + "\nx\n" + E + "\n"),
+                Arguments.of("keeps a missing final newline after the block", B + "\nold\n" + E + "\nz", "new",
+                        InsertPosition.END_OF_FILE, B + "\nnew\n" + E + "\nz"),
+                Arguments.of("ends the line before an inserted block", "a\nb", "x", InsertPosition.BEGINNING_OF_FILE,
+                        B + "\nx\n" + E + "\na\nb"),
+                Arguments.of("multi-line insertafter counts the match's newlines", "a\nb\nc\n", "x",
+                        InsertPosition.after("(?m)^a\\nb$"), "a\nb\n" + B + "\nx\n" + E + "\nc\n"),
+                Arguments.of("multi-line insertbefore", "a\nb\nc\n", "x",
+                        InsertPosition.before("(?m)^b\\nc"), "a\n" + B + "\nx\n" + E + "\nb\nc\n"),
+                Arguments.of("CRLF lines kept as they are", "a\r\nb\r\n", "x", InsertPosition.END_OF_FILE,
+                        "a\r\nb\r\n" + B + "\nx\n" + E + "\n"));
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
@@ -58,7 +68,7 @@ class ManagedBlockTest {
 
     @Test
     void returnsTheInputUnchangedWhenTheBlockIsAlreadyThere() {
-        String text = "a\n" + B + "\nx\n" + E; // no final newline: still nothing to change
+        String text = "a\n" + B + "\nx\n" + E + "\n";
         assertSame(text, ManagedBlock.put(text, Markers.DEFAULT, "x\n", InsertPosition.END_OF_FILE));
     }
 
@@ -79,6 +89,13 @@ class ManagedBlockTest {
         assertTrue(ManagedBlock.isPresent(both, ntp));
         assertEquals(text, ManagedBlock.remove(both, ntp));
         assertFalse(ManagedBlock.isPresent(text, ntp));
+    }
+
+    @Test
+    void renamesTheMarkersOfABlockInPlace() {
+        String old = "a\n# BEGIN MANAGED BLOCK\nx\n# END MANAGED BLOCK\nz\n";
+        assertEquals("a\n" + B + "\nx\n" + E + "\nz\n", ManagedBlock.renameMarkers(old, Markers.FORMER_DEFAULT, Markers.DEFAULT));
+        assertSame(old, ManagedBlock.renameMarkers(old, Markers.of("# {mark} other", "BEGIN", "END"), Markers.DEFAULT));
     }
 
     @Test

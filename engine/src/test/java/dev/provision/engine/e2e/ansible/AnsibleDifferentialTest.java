@@ -1,0 +1,359 @@
+package dev.provision.engine.e2e.ansible;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.provision.engine.cli.ProvisionCommand;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The file modules against Ansible itself: every case of {@link AnsibleCases} runs through the real
+ * {@code ansible-playbook -c local} (twice) and through provision in process ({@code --check}, then
+ * twice), each tool on its own copy of the start files; the test compares, per case, the status
+ * of each run (ok, changed, failed), the bytes, modes and link targets left on disk after each run,
+ * and that provision's {@code --check} forecast the run and changed nothing. A case listed as an
+ * intended difference must still differ (else the table is stale). All cases are batched into one
+ * playbook per tool run: Ansible's cost is a Python process per task, so the cases are spread over
+ * two inventory hosts run side by side ({@code strategy: free}). Ansible's outcomes are a function of
+ * the table and Ansible's version alone, so they are kept in {@code target/ansible-differential-cache/}
+ * under a digest of both: a rerun with the same table costs only provision's runs
+ * ({@code PROVISION_ANSIBLE_FRESH=1} asks Ansible again). Skipped where Ansible is missing. Writes
+ * the whole comparison to {@code target/ansible-differential.txt}.
+ */
+class AnsibleDifferentialTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int SHARDS = 2;
+
+    @TempDir
+    Path tmp;
+
+    /** What one tool's run left for one case. */
+    record Outcome(String status, String message, String tree) {
+    }
+
+    @Test
+    void fileModulesLeaveTheBytesAnsibleLeaves() throws Exception {
+        assumeTrue(onPath("ansible-playbook"), "ansible-playbook is not installed (apt-get install ansible-core)");
+        List<DiffCase> cases = AnsibleCases.all();
+        assertTrue(cases.size() >= 150, "the table has " + cases.size() + " cases");
+        long started = System.nanoTime();
+        Path controller = Files.createDirectories(tmp.resolve("controller"));
+        writeControllerFiles(controller, cases);
+
+        long ansibleStarted = System.nanoTime();
+        Path cached = Path.of("target", "ansible-differential-cache", digest(cases) + ".json");
+        List<Map<String, Outcome>> ansible;
+        boolean fromCache = Files.exists(cached) && System.getenv("PROVISION_ANSIBLE_FRESH") == null;
+        if (fromCache) {
+            ansible = JSON.readValue(cached.toFile(), new TypeReference<List<Map<String, Outcome>>>() { });
+        } else {
+            Path ansibleRoot = tmp.resolve("ansible");
+            setUp(ansibleRoot, cases);
+            Path ansibleBook = write(controller.resolve("ansible.yml"), playbook(cases, ansibleRoot, true));
+            ansible = new ArrayList<>();
+            for (int run = 0; run < 2; run++) {
+                ansible.add(outcomes(cases, ansibleRoot, runAnsible(controller, ansibleBook)));
+            }
+            Files.createDirectories(cached.getParent());
+            JSON.writeValue(cached.toFile(), ansible);
+        }
+
+        long ansibleSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - ansibleStarted);
+        Path provisionRoot = tmp.resolve("provision");
+        setUp(provisionRoot, cases);
+        Map<String, String> startTrees = trees(cases, provisionRoot);
+        Path provisionBook = write(controller.resolve("provision.yml"), playbook(cases, provisionRoot, false));
+        Map<String, Outcome> check = outcomes(cases, provisionRoot, runProvision(controller, provisionBook, true));
+        List<Map<String, Outcome>> provision = new ArrayList<>();
+        for (int run = 0; run < 2; run++) {
+            provision.add(outcomes(cases, provisionRoot, runProvision(controller, provisionBook, false)));
+        }
+
+        StringBuilder report = new StringBuilder();
+        List<String> problems = new ArrayList<>();
+        int agreeing = 0;
+        int intended = 0;
+        for (DiffCase c : cases) {
+            List<String> differences = new ArrayList<>();
+            for (int run = 0; run < 2; run++) {
+                compare(differences, "run " + (run + 1), ansible.get(run).get(c.id()), provision.get(run).get(c.id()));
+            }
+            List<String> own = new ArrayList<>();
+            Outcome forecast = check.get(c.id());
+            // A validator runs only on the file written; --check (Ansible's too) forecasts the write.
+            boolean refusedByValidator = c.args().containsKey("validate") && forecast.status().equals("changed")
+                    && provision.get(0).get(c.id()).status().equals("failed");
+            if (!forecast.status().equals(provision.get(0).get(c.id()).status()) && !refusedByValidator) {
+                own.add("--check said " + forecast.status() + ", the run " + provision.get(0).get(c.id()).status()
+                        + " (" + forecast.message() + ")");
+            }
+            if (!forecast.tree().equals(startTrees.get(c.id()))) {
+                own.add("--check changed the files:\n" + forecast.tree());
+            }
+            String verdict;
+            if (c.intended().isPresent()) {
+                intended++;
+                verdict = differences.isEmpty() ? "STALE" : "intended";
+                if (differences.isEmpty()) {
+                    problems.add(c.id() + ": listed as an intended difference (" + c.intended().get() + ") but agrees with Ansible");
+                }
+            } else {
+                verdict = differences.isEmpty() ? "agrees" : "DIFFERS";
+                if (differences.isEmpty()) {
+                    agreeing++;
+                } else {
+                    problems.add(c.id() + ":\n  " + String.join("\n  ", differences));
+                }
+            }
+            if (!own.isEmpty()) {
+                problems.add(c.id() + " (provision alone):\n  " + String.join("\n  ", own));
+            }
+            report.append(String.format("%-8s %s%n", verdict, c.id()));
+            c.intended().ifPresent(r -> report.append("         why: ").append(r).append('\n'));
+            for (String d : differences) {
+                report.append("         ").append(d.replace("\n", "\n         ")).append('\n');
+            }
+        }
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+        String summary = cases.size() + " cases: " + agreeing + " agree with Ansible, " + intended
+                + " intended differences, " + problems.size() + " problems; " + seconds + " s (Ansible's two runs "
+                + (fromCache ? "from " + cached : ansibleSeconds + " s") + ")";
+        report.append(summary).append('\n');
+        Files.createDirectories(Path.of("target"));
+        Files.writeString(Path.of("target", "ansible-differential.txt"), report);
+        System.out.println("ansible differential: " + summary);
+        assertEquals(List.of(), problems, summary + "; full report in target/ansible-differential.txt");
+    }
+
+    /** What Ansible's outcomes depend on: its version, the table, the callback that reports them. */
+    private String digest(List<DiffCase> cases) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        sha.update(run(new ProcessBuilder("ansible-playbook", "--version").redirectErrorStream(true), 60).getBytes(StandardCharsets.UTF_8));
+        sha.update(cases.toString().getBytes(StandardCharsets.UTF_8));
+        sha.update(Integer.toString(SHARDS).getBytes(StandardCharsets.UTF_8));
+        try (InputStream in = getClass().getResourceAsStream("/e2e/ansible/caselog.py")) {
+            sha.update(in.readAllBytes());
+        }
+        return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
+    }
+
+    private static void compare(List<String> differences, String run, Outcome ansible, Outcome provision) {
+        if (!ansible.status().equals(provision.status())) {
+            differences.add(run + ": Ansible " + ansible.status() + " (" + ansible.message() + "), provision "
+                    + provision.status() + " (" + provision.message() + ")");
+        }
+        if (!ansible.tree().equals(provision.tree())) {
+            differences.add(run + ": files differ\n  Ansible:\n    " + ansible.tree().strip().replace("\n", "\n    ")
+                    + "\n  provision:\n    " + provision.tree().strip().replace("\n", "\n    "));
+        }
+    }
+
+    // --- the start files ---------------------------------------------------------------------------
+
+    private static void setUp(Path root, List<DiffCase> cases) throws IOException {
+        for (DiffCase c : cases) {
+            Path dir = Files.createDirectories(caseDir(root, cases, c));
+            for (DiffCase.Start s : c.start()) {
+                Path p = dir.resolve(s.path());
+                Files.createDirectories(p.getParent());
+                switch (s.kind()) {
+                    case FILE -> {
+                        Files.write(p, s.content().getBytes(StandardCharsets.UTF_8));
+                        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(rwx(s.mode())));
+                    }
+                    case DIRECTORY -> Files.createDirectories(p);
+                    case LINK -> Files.createSymbolicLink(p, Path.of(s.content().replace("@/", dir + "/")));
+                }
+            }
+        }
+    }
+
+    private static void writeControllerFiles(Path controller, List<DiffCase> cases) throws IOException {
+        for (DiffCase c : cases) {
+            if (c.controllerFile().isEmpty()) {
+                continue;
+            }
+            DiffCase.ControllerFile f = c.controllerFile().get();
+            Path p = controller.resolve(c.module().equals("template") ? "templates" : "files").resolve(f.name());
+            Files.createDirectories(p.getParent());
+            Files.write(p, f.content().getBytes(StandardCharsets.UTF_8));
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(rwx(f.mode())));
+        }
+    }
+
+    private static Path caseDir(Path root, List<DiffCase> cases, DiffCase c) {
+        return root.resolve(String.format("c%03d", cases.indexOf(c)));
+    }
+
+    private static String rwx(String octal) {
+        int m = Integer.parseInt(octal, 8);
+        StringBuilder sb = new StringBuilder();
+        for (int shift = 6; shift >= 0; shift -= 3) {
+            sb.append((m >> shift & 4) != 0 ? 'r' : '-').append((m >> shift & 2) != 0 ? 'w' : '-').append((m >> shift & 1) != 0 ? 'x' : '-');
+        }
+        return sb.toString();
+    }
+
+    // --- the playbooks (JSON is YAML to both tools) ------------------------------------------------
+
+    private static String playbook(List<DiffCase> cases, Path root, boolean ansible) throws IOException {
+        List<Map<String, Object>> tasks = new ArrayList<>();
+        for (DiffCase c : cases) {
+            Map<String, Object> task = new LinkedHashMap<>();
+            task.put("name", c.id());
+            task.put(c.module(), substitute(c.args(), caseDir(root, cases, c)));
+            task.put("ignore_errors", true);
+            if (ansible) {
+                task.put("when", "inventory_hostname == 'shard" + cases.indexOf(c) % SHARDS + "'");
+            }
+            tasks.add(task);
+        }
+        Map<String, Object> play = new LinkedHashMap<>();
+        play.put("hosts", ansible ? "all" : "localhost");
+        play.put("gather_facts", false);
+        if (ansible) {
+            play.put("strategy", "free");
+        }
+        play.put("tasks", tasks);
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(List.of(play));
+    }
+
+    private static Map<String, Object> substitute(Map<String, Object> args, Path dir) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        args.forEach((k, v) -> out.put(k, v instanceof String s && s.startsWith("@/") ? dir + s.substring(1) : v));
+        return out;
+    }
+
+    // --- running the tools -------------------------------------------------------------------------
+
+    /** Ansible's verdict per task name, from the {@code caselog} callback's JSON lines. */
+    private Map<String, JsonNode> runAnsible(Path controller, Path book) throws Exception {
+        Path callbacks = Files.createDirectories(tmp.resolve("callbacks"));
+        try (InputStream in = getClass().getResourceAsStream("/e2e/ansible/caselog.py")) {
+            Files.copy(in, callbacks.resolve("caselog.py"), StandardCopyOption.REPLACE_EXISTING);
+        }
+        List<String> hosts = new ArrayList<>();
+        for (int i = 0; i < SHARDS; i++) {
+            hosts.add("shard" + i);
+        }
+        ProcessBuilder pb = new ProcessBuilder("ansible-playbook", "-c", "local", "-i", String.join(",", hosts) + ",",
+                "-f", Integer.toString(SHARDS), "-e", "ansible_python_interpreter=/usr/bin/python3", book.toString())
+                .directory(controller.toFile()).redirectErrorStream(true);
+        Map<String, String> env = pb.environment();
+        env.put("ANSIBLE_CONFIG", tmp.resolve("no-ansible.cfg").toString());
+        env.put("ANSIBLE_CALLBACK_PLUGINS", callbacks.toString());
+        env.put("ANSIBLE_STDOUT_CALLBACK", "caselog");
+        env.put("ANSIBLE_PIPELINING", "true");
+        env.put("ANSIBLE_LOCAL_TEMP", tmp.resolve("ansible-local").toString());
+        env.put("ANSIBLE_REMOTE_TEMP", tmp.resolve("ansible-remote").toString());
+        env.put("ANSIBLE_RETRY_FILES_ENABLED", "false");
+        env.put("ANSIBLE_NOCOLOR", "1");
+        String output = run(pb, 240);
+        Map<String, JsonNode> verdicts = new LinkedHashMap<>();
+        for (String line : output.split("\n")) {
+            if (line.startsWith("{\"task\"")) {
+                JsonNode n = JSON.readTree(line);
+                verdicts.put(n.get("task").asText(), n);
+            }
+        }
+        return verdicts;
+    }
+
+    /** provision's verdict per task name, from its {@code --json} report. */
+    private Map<String, JsonNode> runProvision(Path controller, Path book, boolean check) throws Exception {
+        Path report = tmp.resolve("report.json");
+        List<String> args = new ArrayList<>(List.of("-i", "localhost,", "--json", report.toString()));
+        if (check) {
+            args.add("--check");
+        }
+        args.add(book.toString());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = ProvisionCommand.execute(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+        assertTrue(code == 0 || code == 2, "provision exited " + code + ":\n" + out.toString(StandardCharsets.UTF_8));
+        Map<String, JsonNode> verdicts = new LinkedHashMap<>();
+        for (JsonNode task : JSON.readTree(report.toFile()).get("plays").get(0).get("tasks")) {
+            JsonNode result = task.get("results").get(0);
+            String status = result.get("status").asText();
+            String message = result.get("message").asText();
+            if (message.isEmpty() && result.has("output")) {
+                message = result.get("output").asText();
+            }
+            Map<String, Object> v = Map.of("status", status.equals("ignored") ? "failed" : status, "msg", message);
+            verdicts.put(task.get("name").asText(), JSON.valueToTree(v));
+        }
+        return verdicts;
+    }
+
+    private static Map<String, Outcome> outcomes(List<DiffCase> cases, Path root, Map<String, JsonNode> verdicts) throws IOException {
+        Map<String, Outcome> outcomes = new LinkedHashMap<>();
+        for (DiffCase c : cases) {
+            JsonNode v = verdicts.get(c.id());
+            String status = v == null ? "missing" : v.get("status").asText();
+            String message = v == null ? "no result" : v.get("msg").asText();
+            outcomes.put(c.id(), new Outcome(status, message, TreeSnapshot.of(caseDir(root, cases, c))));
+        }
+        return outcomes;
+    }
+
+    private static Map<String, String> trees(List<DiffCase> cases, Path root) throws IOException {
+        Map<String, String> trees = new LinkedHashMap<>();
+        for (DiffCase c : cases) {
+            trees.put(c.id(), TreeSnapshot.of(caseDir(root, cases, c)));
+        }
+        return trees;
+    }
+
+    private static String run(ProcessBuilder pb, int timeoutSeconds) throws Exception {
+        Process p = pb.start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Thread reader = Thread.ofVirtual().start(() -> {
+            try {
+                p.getInputStream().transferTo(out);
+            } catch (IOException e) {
+                // the process died; what it wrote is what we have
+            }
+        });
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(pb.command().getFirst() + " did not finish in " + timeoutSeconds + " s");
+        }
+        reader.join();
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static Path write(Path file, String text) throws IOException {
+        return Files.writeString(file, text);
+    }
+
+    private static boolean onPath(String program) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

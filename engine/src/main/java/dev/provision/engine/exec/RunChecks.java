@@ -1,6 +1,7 @@
 package dev.provision.engine.exec;
 
 import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.migrate.Jinja2;
 import dev.provision.engine.playbook.Expression;
 import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Playbook;
@@ -128,7 +129,18 @@ public final class RunChecks {
         task.changedWhen().ifPresent(bare::add);
         task.failedWhen().ifPresent(bare::add);
         task.until().ifPresent(bare::add);
+        for (var arg : task.args().entrySet()) {
+            jinja(arg.getValue(), task.argPositions().getOrDefault(arg.getKey(), task.position()), problems);
+        }
+        task.loop().ifPresent(loop -> jinja(loop.items(), loop.position(), problems));
         for (Expression e : bare) {
+            if (Jinja2.isTemplate(e.text()) || JINJA_TESTS.matcher(e.text()).find()) {
+                String translated = Jinja2.expression(e.text().replaceAll("^\\s*\\{\\{(.*)\\}\\}\\s*$", "$1")).orElse("");
+                problems.add(e.position() + ": '" + e.text().strip() + "' is Jinja2; conditions are FreeMarker expressions"
+                        + (translated.isEmpty() ? " (see the README, Coming from Ansible)" : ": " + translated)
+                        + "; provision migrate FILE rewrites a playbook");
+                continue;
+            }
             try {
                 templates.parseExpression(e.text(), e.position());
             } catch (TemplateException failure) {
@@ -150,6 +162,30 @@ public final class RunChecks {
             }
         });
     }
+
+    /**
+     * A Jinja2 template in a value would reach the host word for word ({@code /srv/{{ item }}} as a
+     * directory name): refuse it with its FreeMarker translation where there is one.
+     */
+    private static void jinja(Object value, SourcePosition where, List<String> problems) {
+        switch (value) {
+            case String text when Jinja2.isTemplate(text) -> {
+                Optional<String> translated = Jinja2.template(text);
+                problems.add(where + ": \"" + text.strip() + "\" is Jinja2, which provision does not evaluate (it would be used"
+                        + " as written); provision's expressions are FreeMarker"
+                        + translated.map(t -> ": \"" + t.strip() + "\"").orElse(" (see the README, Coming from Ansible)")
+                        + "; provision migrate FILE rewrites a playbook");
+            }
+            case java.util.Map<?, ?> map -> map.values().forEach(v -> jinja(v, where, problems));
+            case List<?> list -> list.forEach(v -> jinja(v, where, problems));
+            case null, default -> {
+            }
+        }
+    }
+
+    /** Jinja2's condition words that FreeMarker does not have. */
+    private static final java.util.regex.Pattern JINJA_TESTS =
+            java.util.regex.Pattern.compile("\\bis\\s+(?:not\\s+)?defined\\b|\\bis\\s+(?:not\\s+)?none\\b|\\b(?:and|or)\\b\\s|^\\s*not\\s");
 
     /** {@code --start-at-task} naming no task would silently run nothing. */
     private static void startAtTask(Playbook playbook, RunOptions options, List<String> problems) {

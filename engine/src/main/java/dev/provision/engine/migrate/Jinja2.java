@@ -18,6 +18,9 @@ import java.util.regex.Pattern;
 public final class Jinja2 {
     private static final Pattern OUTPUT = Pattern.compile("\\{\\{-?\\s*(.*?)\\s*-?\\}\\}", Pattern.DOTALL);
     private static final Pattern STATEMENT = Pattern.compile("\\{%-?\\s*(.*?)\\s*-?%\\}", Pattern.DOTALL);
+    private static final Pattern JINJA_OUTPUT = Pattern.compile("\\{\\{-?\\s*[A-Za-z_(\\['\"]");
+    private static final Pattern JINJA_STATEMENT = Pattern.compile(
+            "\\{%-?\\s*(?:if|elif|else|endif|for|endfor|set|raw|endraw|macro|endmacro|block|include|import)\\b");
     private static final Pattern TOKEN = Pattern.compile(
             "\\s*(?:(?<str>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")|(?<num>\\d+(?:\\.\\d+)?)|(?<id>[A-Za-z_][A-Za-z0-9_]*)"
                     + "|(?<op>==|!=|<=|>=|[-+*/%<>()\\[\\].,|~:]))");
@@ -32,9 +35,13 @@ public final class Jinja2 {
     private Jinja2() {
     }
 
-    /** Whether {@code text} holds Jinja2 template syntax ({@code {{ }}} or {@code {% %}}). */
+    /**
+     * Whether {@code text} holds Jinja2 template syntax: {@code {{ name... }}} or a Jinja2 statement
+     * ({@code {% if %}}, {@code {% for %}}, ...). A Go template ({@code --format '{{.State}}'}, which
+     * docker and podman take) is not Jinja2.
+     */
     public static boolean isTemplate(String text) {
-        return OUTPUT.matcher(text).find() || STATEMENT.matcher(text).find();
+        return JINJA_OUTPUT.matcher(text).find() || JINJA_STATEMENT.matcher(text).find();
     }
 
     /**

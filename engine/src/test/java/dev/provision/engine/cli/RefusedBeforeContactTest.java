@@ -210,4 +210,43 @@ class RefusedBeforeContactTest {
         assertEquals(0, code, error());
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("syntax OK"), out.toString());
     }
+
+    @Test
+    void jinjaInAnArgumentIsRefusedWithItsFreeMarkerTranslation() throws Exception {
+        Path playbook = tmp.resolve("site.yml");
+        assertRefused(run("""
+                - hosts: gpu
+                  gather_facts: false
+                  tasks:
+                    - file:
+                        path: "/srv/{{ item }}"
+                        state: directory
+                      loop: [a, b]
+                """, "--syntax-check"), "ERROR: " + playbook + ":5:9: \"/srv/{{ item }}\" is Jinja2, which provision does not evaluate"
+                + " (it would be used as written); provision's expressions are FreeMarker: \"/srv/${item}\"; provision migrate FILE rewrites a playbook");
+    }
+
+    @Test
+    void aJinjaConditionIsRefusedWithItsTranslation() throws Exception {
+        Path playbook = tmp.resolve("site.yml");
+        assertRefused(run("""
+                - hosts: gpu
+                  gather_facts: false
+                  tasks:
+                    - debug: {msg: hi}
+                      when: answer is defined and answer == 'yes'
+                """, "--syntax-check"), "ERROR: " + playbook + ":5:13: 'answer is defined and answer == 'yes'' is Jinja2;"
+                + " conditions are FreeMarker expressions: answer?? && answer == \"yes\"; provision migrate FILE rewrites a playbook");
+    }
+
+    @Test
+    void aGoTemplateForPodmanIsNotJinja() throws Exception {
+        int code = run("""
+                - hosts: gpu
+                  gather_facts: false
+                  tasks:
+                    - command: podman image inspect --format '{{.Digest}}' train
+                """, "--syntax-check");
+        assertEquals(0, code, error());
+    }
 }

@@ -54,6 +54,8 @@ import picocli.CommandLine.Parameters;
             "    provision -i inventory.yml --check --diff playbooks/cluster.yml",
             "  Accept a rebuilt node's new host key; converge it and update the others:",
             "    provision -i inventory.yml --replaced node07 playbooks/cluster.yml",
+            "  Rewrite an Ansible playbook's Jinja2 as FreeMarker (shows the diff):",
+            "    provision migrate site.yml roles/*/tasks/*.yml",
             "  Run against this machine, with variables from a file:",
             "    provision -i localhost, -e @vars.yml -e dir=/tmp/x site.yml",
             "",
@@ -170,6 +172,8 @@ public final class ProvisionCommand implements Callable<Integer> {
     public static int execute(String[] args, PrintStream out, PrintStream err) {
         ProvisionCommand command = new ProvisionCommand(out, err, List.of(args));
         CommandLine cli = new CommandLine(command);
+        // Before the settings below: picocli passes them on to the subcommands it already has.
+        cli.addSubcommand("migrate", new MigrateCommand(out, err));
         // "-e @vars.yml" is ours (extra vars from a file), not picocli's argument-file expansion.
         cli.setExpandAtFiles(false);
         cli.setOut(new PrintWriter(out, true));

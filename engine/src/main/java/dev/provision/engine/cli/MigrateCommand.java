@@ -1,0 +1,136 @@
+package dev.provision.engine.cli;
+
+import dev.provision.engine.migrate.Jinja2;
+import dev.provision.modules.spi.Diff;
+import dev.provision.modules.text.UnifiedDiff;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code provision migrate FILE...}: rewrites the Jinja2 of Ansible playbooks, vars files and
+ * {@code .j2} templates as FreeMarker where the translation is mechanical ({@link Jinja2}), shows
+ * the change as a diff, and names every place it could not translate (file:line). Changes nothing
+ * without {@code --write}; with it, a YAML file is rewritten in place and a {@code .j2} template
+ * gets a {@code .ftl} twin beside it.
+ */
+@Command(name = "migrate", mixinStandardHelpOptions = true,
+        description = {"Rewrite Jinja2 ({{ x }}, {% if %}, when: x is defined) as provision's FreeMarker.",
+            "Shows a diff; changes nothing without --write. Exit 0 when everything was translated,",
+            "4 when something needs a hand (each place named file:line)."})
+final class MigrateCommand implements Callable<Integer> {
+    private static final Pattern CONDITION = Pattern.compile("^(\\s*(?:-\\s+)?(?:when|changed_when|failed_when|until):\\s*)(.+?)\\s*$");
+    private static final Pattern JINJA_CONDITION = Pattern.compile("\\bis\\s+(?:not\\s+)?defined\\b|\\b(?:and|or|not)\\b|\\{\\{");
+
+    @Parameters(paramLabel = "FILE", arity = "1..*", description = "Playbooks, task and vars files (YAML) and .j2 templates.")
+    List<Path> files = new ArrayList<>();
+
+    @Option(names = "--write", description = "Write the translation (YAML in place; FILE.j2 to FILE.ftl).")
+    boolean write;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    MigrateCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        int untranslated = 0;
+        for (Path file : files) {
+            if (!Files.isRegularFile(file)) {
+                err.println("ERROR: " + file + ": no such file");
+                return ExitCode.INVALID_INPUT.code();
+            }
+            String before = Files.readString(file, StandardCharsets.UTF_8);
+            List<String> left = new ArrayList<>();
+            String after = file.toString().endsWith(".j2") ? template(file, before, left) : yaml(file, before, left);
+            left.forEach(err::println);
+            untranslated += left.size();
+            Path target = file.toString().endsWith(".j2")
+                    ? file.resolveSibling(file.getFileName().toString().replaceAll("\\.j2$", ".ftl")) : file;
+            if (!after.equals(before)) {
+                out.print(UnifiedDiff.render(new Diff(target.toString(), before, after), 3));
+                if (write) {
+                    Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), ".provision-migrate-", ".tmp");
+                    Files.writeString(tmp, after, StandardCharsets.UTF_8);
+                    Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    out.println("wrote " + target);
+                }
+            }
+        }
+        if (untranslated > 0) {
+            err.println(untranslated + (untranslated == 1 ? " place needs" : " places need") + " a hand: FreeMarker's equivalents are in the README"
+                    + " (Coming from Ansible) and at https://freemarker.apache.org/docs/ref_builtins.html");
+            return ExitCode.INVALID_INPUT.code();
+        }
+        if (!write) {
+            out.println("(nothing written; --write writes it)");
+        }
+        return ExitCode.OK.code();
+    }
+
+    private static String template(Path file, String text, List<String> left) {
+        Optional<String> translated = Jinja2.template(text);
+        if (translated.isEmpty()) {
+            left.add(file + ": not every expression of this template has a mechanical FreeMarker translation; translate it by hand");
+            return text;
+        }
+        return translated.get();
+    }
+
+    /** Line by line, so that comments, quoting and layout stay as they were. */
+    private static String yaml(Path file, String text, List<String> left) {
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i];
+            Matcher condition = CONDITION.matcher(line);
+            if (condition.matches() && JINJA_CONDITION.matcher(condition.group(2)).find()) {
+                String value = unquote(condition.group(2)).replaceAll("^\\{\\{\\s*(.*?)\\s*\\}\\}$", "$1");
+                Optional<String> translated = Jinja2.expression(value);
+                if (translated.isPresent()) {
+                    lines[i] = condition.group(1) + quote(translated.get());
+                } else {
+                    left.add(file + ":" + (i + 1) + ": condition '" + value + "' has no mechanical FreeMarker translation");
+                }
+                continue;
+            }
+            if (Jinja2.isTemplate(line)) {
+                Optional<String> translated = Jinja2.template(line);
+                if (translated.isPresent()) {
+                    lines[i] = translated.get();
+                } else {
+                    left.add(file + ":" + (i + 1) + ": '" + line.strip() + "' has no mechanical FreeMarker translation");
+                }
+            }
+        }
+        return String.join("\n", lines);
+    }
+
+    private static String unquote(String value) {
+        if (value.length() >= 2 && (value.startsWith("\"") && value.endsWith("\"") || value.startsWith("'") && value.endsWith("'"))) {
+            return value.substring(1, value.length() - 1);
+        }
+        return value;
+    }
+
+    /** A condition as a YAML value: quoted when YAML would read it otherwise ({@code !x??} is a tag). */
+    private static String quote(String expression) {
+        boolean plain = expression.matches("[A-Za-z_][^#:]*") && !expression.contains(": ");
+        return plain ? expression : "'" + expression.replace("'", "''") + "'";
+    }
+}

@@ -1,0 +1,64 @@
+package dev.provision.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code provision migrate}: an Ansible playbook's Jinja2, rewritten, then runs as provision means it. */
+class MigrateCommandTest {
+    @TempDir
+    Path tmp;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int provision(String... args) {
+        return ProvisionCommand.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aMigratedPlaybookPassesTheChecksAndDoesWhatTheJinjaMeant() throws Exception {
+        Path dir = tmp.resolve("srv");
+        Path playbook = Files.writeString(tmp.resolve("site.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  vars:
+                    names: [a, b]
+                  tasks:
+                    - name: dirs
+                      file:
+                        path: "%s/{{ item }}"
+                        state: directory
+                      loop: "{{ names }}"
+                      when: names is defined and names | length > 1
+                """.formatted(dir));
+        assertEquals(ExitCode.INVALID_INPUT.code(), provision("-i", "localhost,", "--syntax-check", playbook.toString()), err.toString());
+
+        assertEquals(0, provision("migrate", playbook.toString()), err.toString());
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("+        path: \\"" + dir + "/${item}\\""), out.toString());
+        assertTrue(Files.readString(playbook).contains("{{ item }}"), "nothing written without --write");
+
+        assertEquals(0, provision("migrate", "--write", playbook.toString()), err.toString());
+        assertTrue(Files.readString(playbook).contains("when: names?? && names?size > 1"), Files.readString(playbook));
+        assertEquals(0, provision("-i", "localhost,", playbook.toString()), out + "\n" + err);
+        assertTrue(Files.isDirectory(dir.resolve("a")) && Files.isDirectory(dir.resolve("b")), "the loop made a and b, not '{{ item }}'");
+    }
+
+    @Test
+    void whatCannotBeTranslatedIsNamedWithItsLine() throws Exception {
+        Path playbook = Files.writeString(tmp.resolve("site.yml"), """
+                - hosts: localhost
+                  tasks:
+                    - debug: {msg: "{{ lookup('env', 'HOME') }}"}
+                """);
+        assertEquals(ExitCode.INVALID_INPUT.code(), provision("migrate", playbook.toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains(playbook + ":3: "), err.toString());
+    }
+}

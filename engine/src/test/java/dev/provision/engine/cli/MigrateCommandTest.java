@@ -42,7 +42,7 @@ class MigrateCommandTest {
         assertEquals(ExitCode.INVALID_INPUT.code(), provision("-i", "localhost,", "--syntax-check", playbook.toString()), err.toString());
 
         assertEquals(0, provision("migrate", playbook.toString()), err.toString());
-        assertTrue(out.toString(StandardCharsets.UTF_8).contains("+        path: \\"" + dir + "/${item}\\""), out.toString());
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("+        path: \"" + dir + "/${item}\""), out.toString());
         assertTrue(Files.readString(playbook).contains("{{ item }}"), "nothing written without --write");
 
         assertEquals(0, provision("migrate", "--write", playbook.toString()), err.toString());

@@ -133,6 +133,28 @@ public final class ProvisionCommand implements Callable<Integer> {
     @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "10", description = "SSH connect timeout (default: ${DEFAULT-VALUE}).")
     int connectTimeout;
 
+    @Option(names = {"-u", "--user"}, paramLabel = "USER",
+            description = "Log in as USER where the inventory sets no ansible_user (as ansible-playbook -u).")
+    String user;
+
+    @Option(names = {"-b", "--become"}, description = "Run tasks with sudo unless a play or task says become: false (as ansible-playbook -b).")
+    boolean become;
+
+    @Option(names = "--become-user", paramLabel = "USER", description = "The user -b becomes (default: root).")
+    String becomeUser;
+
+    @Option(names = "--list-tags", description = "List the tags of each play, then exit.")
+    boolean listTags;
+
+    @Option(names = "--flush-cache", description = "Forget the facts cached from earlier runs before this one.")
+    boolean flushCache;
+
+    @Option(names = {"-k", "--ask-pass"}, hidden = true)
+    boolean askPass;
+
+    @Option(names = "--step", hidden = true)
+    boolean step;
+
     @Option(names = "--save-plan", paramLabel = "FILE",
             description = "Dry run (implies --check) and save the plan to FILE, for --show-plan and --apply-plan.")
     Path savePlan;
@@ -179,7 +201,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler((ex, a) -> {
-            err.println("provision: " + ex.getMessage());
+            err.println("provision: " + ex.getMessage() + suggestion(ex));
             err.println("Try 'provision --help' for more information.");
             return ExitCode.USAGE.code();
         });
@@ -217,6 +239,13 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (playbook == null) {
             return usage("Missing required parameter: 'PLAYBOOK'");
         }
+        if (askPass) {
+            return usage("-k/--ask-pass: provision logs in with keys only (ansible_ssh_private_key_file, --private-key or ~/.ssh/id_*);"
+                    + " passwords are not sent over SSH");
+        }
+        if (step) {
+            return usage("--step is not supported: review the plan first (--check --diff, or --save-plan and --show-plan), then run it");
+        }
         if (savePlan != null) {
             check = true; // a plan is made by a dry run
         }
@@ -226,7 +255,10 @@ public final class ProvisionCommand implements Callable<Integer> {
         }
         ModuleRegistry modules = ModuleRegistry.load();
         Playbook book = PlaybookLoader.load(playbook, modules);
-        Inventory inv = Inventory.load(inventory, book.directory());
+        Inventory inv = Inventory.load(inventory, book.directory()).withDefaults(connectionDefaults());
+        if (flushCache) {
+            FactCache.at(FactCache.defaultDirectory()).clear();
+        }
         if (verbose.length > 0) {
             inv.skippedFiles().forEach(skipped -> err.println("inventory: skipped " + skipped));
         }
@@ -239,7 +271,7 @@ public final class ProvisionCommand implements Callable<Integer> {
             out.println("playbook: " + playbook + " (" + book.plays().size() + " plays) — syntax OK");
             return ExitCode.OK;
         }
-        if (listHosts || listTasks) {
+        if (listHosts || listTasks || listTags) {
             list(book, inv, options);
             return ExitCode.OK;
         }
@@ -312,7 +344,7 @@ public final class ProvisionCommand implements Callable<Integer> {
                 ExtraVars.parse(extraVars), Duration.ofHours(Math.max(1, maxPlanAge)), new Version().getVersion()[0]);
         ModuleRegistry modules = ModuleRegistry.load();
         Playbook book = PlaybookLoader.load(applicable.playbook(), modules);
-        Inventory inv = Inventory.load(applicable.inventory(), book.directory());
+        Inventory inv = Inventory.load(applicable.inventory(), book.directory()).withDefaults(connectionDefaults());
         List<String> hosts = SavedPlans.hostsToApply(plan, inv, Optional.ofNullable(limit), applyPlan);
         RunOptions verify = new RunOptions(true, false, Set.copyOf(plan.header().tags()), Set.copyOf(plan.header().skipTags()),
                 Math.max(1, forks), ExtraVars.parse(extraVars), Optional.of(String.join(",", hosts)), Optional.empty(), 0,
@@ -367,6 +399,39 @@ public final class ProvisionCommand implements Callable<Integer> {
         return code;
     }
 
+    /** For a mistyped option ({@code --chek}), the closest real one. */
+    private static String suggestion(CommandLine.ParameterException ex) {
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException unmatched)) {
+            return "";
+        }
+        Set<String> names = ex.getCommandLine().getCommandSpec().optionsMap().keySet();
+        for (String arg : unmatched.getUnmatched()) {
+            if (arg.startsWith("-")) {
+                String typed = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+                Optional<String> close = dev.provision.modules.spi.Suggestions.closest(typed, names);
+                if (close.isPresent()) {
+                    return " (did you mean " + close.get() + "?)";
+                }
+            }
+        }
+        return "";
+    }
+
+    /** {@code -u}, {@code -b}, {@code --become-user} as inventory defaults: the inventory's own values win, as in Ansible. */
+    private Map<String, Object> connectionDefaults() {
+        Map<String, Object> defaults = new LinkedHashMap<>();
+        if (user != null) {
+            defaults.put("ansible_user", user);
+        }
+        if (become) {
+            defaults.put("ansible_become", true);
+        }
+        if (becomeUser != null) {
+            defaults.put("ansible_become_user", becomeUser);
+        }
+        return defaults;
+    }
+
     private ExitCode usage(String problem) {
         err.println("provision: " + problem);
         err.println("Try 'provision --help' for more information.");
@@ -411,6 +476,11 @@ public final class ProvisionCommand implements Callable<Integer> {
                 List<Host> hosts = Executor.selectHosts(play, inv, options, new TemplateEngine(templateRoots()));
                 out.println("    hosts (" + hosts.size() + "):");
                 hosts.forEach(h -> out.println("      " + h.name()));
+            }
+            if (listTags) {
+                java.util.TreeSet<String> all = new java.util.TreeSet<>();
+                dev.provision.engine.exec.Executor.tasksOf(play).forEach(t -> all.addAll(t.tags()));
+                out.println("    TASK TAGS: [" + String.join(", ", all) + "]");
             }
             if (listTasks) {
                 out.println("    tasks:");

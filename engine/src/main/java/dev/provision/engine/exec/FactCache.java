@@ -41,6 +41,18 @@ public final class FactCache {
         return env != null && !env.isBlank() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".provision", "facts");
     }
 
+    /** Forgets every cached host ({@code --flush-cache}); a cache that is not there is already empty. */
+    public void clear() throws java.io.IOException {
+        if (directory.isEmpty() || !Files.isDirectory(directory.get())) {
+            return;
+        }
+        try (var files = Files.list(directory.get())) {
+            for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".json")).toList()) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
     void store(String host, Map<String, Object> facts) {
         Optional<Path> file = fileOf(host);
         if (file.isEmpty()) {

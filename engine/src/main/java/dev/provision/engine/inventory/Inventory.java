@@ -288,6 +288,32 @@ public final class Inventory {
         return d;
     }
 
+    /**
+     * This inventory with {@code defaults} under every host's variables (the host's own win): what
+     * {@code -u}, {@code -b} and {@code --become-user} mean, as in Ansible, where the inventory's
+     * {@code ansible_user} beats {@code -u}.
+     *
+     * @throws InvalidInputException a default that is not a valid value for its variable (a user starting with '-')
+     */
+    public Inventory withDefaults(Map<String, Object> defaults) throws InvalidInputException {
+        if (defaults.isEmpty()) {
+            return this;
+        }
+        for (Map.Entry<String, Object> d : defaults.entrySet()) {
+            try {
+                HostNames.checkVariable(d.getKey(), d.getValue());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidInputException(dev.provision.engine.source.SourcePosition.UNKNOWN, e.getMessage());
+            }
+        }
+        java.util.function.UnaryOperator<Host> under = h -> {
+            Map<String, Object> vars = new LinkedHashMap<>(defaults);
+            vars.putAll(h.vars());
+            return new Host(h.name(), vars, h.groups());
+        };
+        return new Inventory(hosts.stream().map(under).toList(), groups, implicitLocalhost.map(under), skippedFiles);
+    }
+
     /** Every host, in the order the inventory first names them. */
     public List<Host> hosts() {
         return hosts;

@@ -185,18 +185,7 @@ public final class Executor {
             states.values().forEach(HostState::closeConnection);
             java.util.Arrays.fill(becomePassword, '\0');
         }
-        Map<String, HostStats> stats = new LinkedHashMap<>();
-        List<String> failed = new ArrayList<>();
-        List<String> unreachable = new ArrayList<>();
-        for (HostState s : states.values()) {
-            stats.put(s.name(), s.stats);
-            if (s.unreachable()) {
-                unreachable.add(s.name());
-            } else if (s.failed() || s.stats.failed() > 0) {
-                failed.add(s.name());
-            }
-        }
-        return new RunSummary(stats, failed, unreachable, stopRequested);
+        return RunSummary.of(states.values(), stopRequested);
     }
 
     /** A notify that names no handler is a mistake in the playbook, found before anything runs. */

@@ -79,18 +79,7 @@ final class PlanApplier {
         } finally {
             states.values().forEach(HostState::closeConnection);
         }
-        Map<String, HostStats> stats = new LinkedHashMap<>();
-        List<String> failed = new ArrayList<>();
-        List<String> unreachable = new ArrayList<>();
-        for (HostState s : states.values()) {
-            stats.put(s.name(), s.stats);
-            if (s.unreachable()) {
-                unreachable.add(s.name());
-            } else if (s.failed()) {
-                failed.add(s.name());
-            }
-        }
-        return new RunSummary(stats, failed, unreachable, false);
+        return RunSummary.of(states.values(), false);
     }
 
     private static PlanRecording.Step headStep(Deque<PlanRecording.Entry> queue) {

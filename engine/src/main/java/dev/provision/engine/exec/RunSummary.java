@@ -17,6 +17,22 @@ public record RunSummary(Map<String, HostStats> stats, List<String> failedHosts,
         unreachableHosts = List.copyOf(unreachableHosts);
     }
 
+    /** The summary of the hosts a run worked on, in their order. */
+    static RunSummary of(java.util.Collection<HostState> hosts, boolean interrupted) {
+        Map<String, HostStats> stats = new java.util.LinkedHashMap<>();
+        List<String> failed = new java.util.ArrayList<>();
+        List<String> unreachable = new java.util.ArrayList<>();
+        for (HostState s : hosts) {
+            stats.put(s.name(), s.stats);
+            if (s.unreachable()) {
+                unreachable.add(s.name());
+            } else if (s.failed() || s.stats.failed() > 0) {
+                failed.add(s.name());
+            }
+        }
+        return new RunSummary(stats, failed, unreachable, interrupted);
+    }
+
     public boolean anyChanged() {
         return stats.values().stream().anyMatch(s -> s.changed() > 0);
     }

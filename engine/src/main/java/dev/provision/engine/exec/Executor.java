@@ -14,7 +14,6 @@ import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Playbook;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.playbook.TaskNode;
-import dev.provision.engine.report.HostStats;
 import dev.provision.engine.report.RunListener;
 import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;

@@ -146,11 +146,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         cli.setExpandAtFiles(false);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
-        cli.setParameterExceptionHandler((ex, a) -> {
-            err.println("provision: " + ex.getMessage());
-            err.println("Try 'provision --help' for more information.");
-            return ExitCode.USAGE.code();
-        });
+        cli.setParameterExceptionHandler((ex, a) -> command.usageError(ex.getMessage()).code());
         cli.setExecutionExceptionHandler((ex, c, parsed) -> {
             err.println("provision: internal error: " + ex + " (please report it; -vvv shows the stack trace)");
             if (command.verbose.length >= 3) {
@@ -158,11 +154,29 @@ public final class ProvisionCommand implements Callable<Integer> {
             }
             return ExitCode.INTERNAL.code();
         });
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } catch (VirtualMachineError e) {
+            // The last line of defence: input is bounded where it is read, so this is a bug; still no trace.
+            err.println("provision: internal error: " + e + " (please report it)");
+            return ExitCode.INTERNAL.code();
+        }
+    }
+
+    private ExitCode usageError(String message) {
+        err.println("provision: " + message);
+        err.println("Try 'provision --help' for more information.");
+        return ExitCode.USAGE;
     }
 
     @Override
     public Integer call() throws Exception {
+        if (forks < 1) {
+            return usageError("--forks must be at least 1, not " + forks).code();
+        }
+        if (connectTimeout < 1) {
+            return usageError("--connect-timeout must be at least 1 second, not " + connectTimeout).code();
+        }
         try {
             return run().code();
         } catch (InvalidInputException e) {
@@ -180,7 +194,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         ModuleRegistry modules = ModuleRegistry.load();
         Playbook book = PlaybookLoader.load(playbook, modules);
         Inventory inv = Inventory.load(inventory, book.directory());
-        RunOptions options = new RunOptions(check, diff, tags, skipTags, Math.max(1, forks),
+        RunOptions options = new RunOptions(check, diff, tags, skipTags, forks,
                 ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length);
         if (syntaxCheck) {
             out.println("playbook: " + playbook + " (" + book.plays().size() + " plays) — syntax OK");
@@ -312,7 +326,7 @@ public final class ProvisionCommand implements Callable<Integer> {
     }
 
     Duration connectTimeout() {
-        return Duration.ofSeconds(Math.max(1, connectTimeout));
+        return Duration.ofSeconds(connectTimeout);
     }
 
     /** {@code --version}: the version baked into the jar's manifest. */

@@ -200,11 +200,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         cli.setExpandAtFiles(false);
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
-        cli.setParameterExceptionHandler((ex, a) -> {
-            err.println("provision: " + ex.getMessage() + suggestion(ex));
-            err.println("Try 'provision --help' for more information.");
-            return ExitCode.USAGE.code();
-        });
+        cli.setParameterExceptionHandler((ex, a) -> command.usageError(ex.getMessage() + suggestion(ex)).code());
         cli.setExecutionExceptionHandler((ex, c, parsed) -> {
             err.println("provision: internal error: " + ex + " (please report it; -vvv shows the stack trace)");
             if (command.verbose.length >= 3) {
@@ -212,11 +208,29 @@ public final class ProvisionCommand implements Callable<Integer> {
             }
             return ExitCode.INTERNAL.code();
         });
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } catch (VirtualMachineError e) {
+            // The last line of defence: input is bounded where it is read, so this is a bug; still no trace.
+            err.println("provision: internal error: " + e + " (please report it)");
+            return ExitCode.INTERNAL.code();
+        }
+    }
+
+    private ExitCode usageError(String message) {
+        err.println("provision: " + message);
+        err.println("Try 'provision --help' for more information.");
+        return ExitCode.USAGE;
     }
 
     @Override
     public Integer call() throws Exception {
+        if (forks < 1) {
+            return usageError("--forks must be at least 1, not " + forks).code();
+        }
+        if (connectTimeout < 1) {
+            return usageError("--connect-timeout must be at least 1 second, not " + connectTimeout).code();
+        }
         try {
             return run().code();
         } catch (InvalidInputException e) {
@@ -228,7 +242,7 @@ public final class ProvisionCommand implements Callable<Integer> {
 
     private ExitCode run() throws Exception {
         if (taskTimeout < 1) {
-            return usage("--task-timeout must be at least 1 second, got " + taskTimeout);
+            return usageError("--task-timeout must be at least 1 second, got " + taskTimeout);
         }
         if (showPlan != null) {
             return SavedPlans.show(SavedPlan.read(showPlan), showPlan, out, invokedAs());
@@ -237,14 +251,14 @@ public final class ProvisionCommand implements Callable<Integer> {
             return applyPlan();
         }
         if (playbook == null) {
-            return usage("Missing required parameter: 'PLAYBOOK'");
+            return usageError("Missing required parameter: 'PLAYBOOK'");
         }
         if (askPass) {
-            return usage("-k/--ask-pass: provision logs in with keys only (ansible_ssh_private_key_file, --private-key or ~/.ssh/id_*);"
+            return usageError("-k/--ask-pass: provision logs in with keys only (ansible_ssh_private_key_file, --private-key or ~/.ssh/id_*);"
                     + " passwords are not sent over SSH");
         }
         if (step) {
-            return usage("--step is not supported: review the plan first (--check --diff, or --save-plan and --show-plan), then run it");
+            return usageError("--step is not supported: review the plan first (--check --diff, or --save-plan and --show-plan), then run it");
         }
         if (savePlan != null) {
             check = true; // a plan is made by a dry run
@@ -262,7 +276,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (verbose.length > 0) {
             inv.skippedFiles().forEach(skipped -> err.println("inventory: skipped " + skipped));
         }
-        RunOptions options = new RunOptions(check, diff, tags, skipTags, Math.max(1, forks),
+        RunOptions options = new RunOptions(check, diff, tags, skipTags, forks,
                 ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length,
                 Duration.ofSeconds(taskTimeout));
         TemplateEngine templates = new TemplateEngine(templateRoots());
@@ -338,7 +352,7 @@ public final class ProvisionCommand implements Callable<Integer> {
     private ExitCode applyPlan() throws Exception {
         SavedPlan plan = SavedPlan.read(applyPlan);
         if (check || savePlan != null) {
-            return usage("--apply-plan applies a reviewed plan; leave out --check and --save-plan");
+            return usageError("--apply-plan applies a reviewed plan; leave out --check and --save-plan");
         }
         SavedPlans.Applicable applicable = SavedPlans.verifyHeader(plan, applyPlan, playbook, inventory,
                 ExtraVars.parse(extraVars), Duration.ofHours(Math.max(1, maxPlanAge)), new Version().getVersion()[0]);
@@ -432,11 +446,6 @@ public final class ProvisionCommand implements Callable<Integer> {
         return defaults;
     }
 
-    private ExitCode usage(String problem) {
-        err.println("provision: " + problem);
-        err.println("Try 'provision --help' for more information.");
-        return ExitCode.USAGE;
-    }
 
     /** The sudo password: asked with -K, else from the environment; empty (and the reason printed) when -K has no terminal. */
     private Optional<char[]> becomePassword() {
@@ -576,7 +585,7 @@ public final class ProvisionCommand implements Callable<Integer> {
     }
 
     Duration connectTimeout() {
-        return Duration.ofSeconds(Math.max(1, connectTimeout));
+        return Duration.ofSeconds(connectTimeout);
     }
 
     /** {@code --version}: the version baked into the jar's manifest. */

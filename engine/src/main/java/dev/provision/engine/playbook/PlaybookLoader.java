@@ -36,7 +36,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *   <li>Play {@code tags} are pushed down onto every task and handler as well (they are kept on the
  *       {@link Play} too). Play {@code become}/{@code become_user} are not: a task whose
  *       {@code become} is empty follows the play.</li>
- *   <li>Roles ({@code roles/NAME} beside the playbook, else {@code NAME} beside it): tasks go at the
+ *   <li>Roles ({@code roles/NAME} beside the playbook, else {@code NAME} beside it; a name that is
+ *       absolute or backs out with {@code ..} is refused): tasks go at the
  *       start of {@link Play#tasks}, handlers at the start of {@link Play#handlers}, each with its
  *       {@link RoleContext}. In a role entry, keys other than {@code role}/{@code name} and the
  *       keywords above are role parameters (as in Ansible) and join {@code vars:} in
@@ -115,7 +116,7 @@ public final class PlaybookLoader {
             throw doc.error(imported.value(), "dynamic includes are not supported; 'import_playbook' needs a fixed file name");
         }
         Path dir = TaskParser.parentOf(doc.file());
-        Path found = dir.resolve(name);
+        Path found = TaskParser.resolve(doc, imported.value(), dir, name);
         if (!Files.isRegularFile(found)) {
             throw doc.error(imported.value(), "playbook '" + name + "' not found; looked in "
                     + dir.toAbsolutePath().normalize());
@@ -229,7 +230,7 @@ public final class PlaybookLoader {
             if (name.contains("${") || name.contains("{{")) {
                 throw doc.error(item, "a templated file name in 'vars_files' is not supported; write a fixed name");
             }
-            Path file = dir.resolve(name);
+            Path file = TaskParser.resolve(doc, item, dir, name);
             if (!Files.isRegularFile(file)) {
                 throw doc.error(item, "vars file '" + name + "' not found; looked in " + dir.toAbsolutePath().normalize());
             }
@@ -309,7 +310,8 @@ public final class PlaybookLoader {
     private void loadRole(YamlDocument doc, Node at, String name, Keywords entry, Map<String, Object> params,
                           Keywords playLevel, List<TaskNode> into, List<Task> handlersInto) throws InvalidInputException {
         Path base = TaskParser.parentOf(doc.file());
-        List<Path> candidates = List.of(base.resolve("roles").resolve(name), base.resolve(name));
+        Path relative = roleName(doc, at, name);
+        List<Path> candidates = List.of(base.resolve("roles").resolve(relative), base.resolve(relative));
         Path roleDir = null;
         for (Path candidate : candidates) {
             if (Files.isDirectory(candidate)) {
@@ -342,6 +344,19 @@ public final class PlaybookLoader {
                 handlersInto.add((Task) handler);
             }
         }
+    }
+
+    /**
+     * The role's directory relative to a roles directory: a name that is absolute or backs out with
+     * {@code ..} would read tasks, vars and templates from anywhere on the controller.
+     */
+    private static Path roleName(YamlDocument doc, Node at, String name) throws InvalidInputException {
+        Path relative = TaskParser.resolve(doc, at, Path.of(""), name).normalize();
+        if (relative.isAbsolute() || relative.startsWith("..") || relative.toString().isEmpty()) {
+            throw doc.error(at, "role '" + YamlDocument.printable(name) + "' is not allowed: a role is a directory "
+                    + "under roles/ or beside the playbook, named without '..' or a leading '/'");
+        }
+        return relative;
     }
 
     private List<? extends TaskNode> roleTasks(Path file, Path roleDir, RoleContext context, Keywords inherited,

@@ -7,6 +7,7 @@ import dev.provision.engine.source.SourcePosition;
 import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Suggestions;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -253,13 +254,23 @@ final class TaskParser {
             if (!seen.add(dir.toAbsolutePath().normalize())) {
                 continue;
             }
-            Path candidate = dir.resolve(name);
+            Path candidate = resolve(src.doc(), at, dir, name);
             if (Files.isRegularFile(candidate)) {
                 return candidate;
             }
             looked.add(dir.toAbsolutePath().normalize().toString());
         }
         throw src.doc().error(at, what + " '" + name + "' not found; looked in " + String.join(", ", looked));
+    }
+
+    /** {@code dir/name}, where a name that cannot be a file name (it holds a NUL) is the user's mistake. */
+    static Path resolve(YamlDocument doc, Node at, Path dir, String name) throws InvalidInputException {
+        try {
+            return dir.resolve(name);
+        } catch (InvalidPathException e) {
+            throw doc.error(at, "'" + YamlDocument.printable(name) + "' is not a valid file name (" + e.getReason()
+                    + "); write the file's name");
+        }
     }
 
     static Path parentOf(Path file) {

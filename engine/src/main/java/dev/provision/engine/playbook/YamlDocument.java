@@ -4,14 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.source.SourcePosition;
-import java.io.IOException;
-import java.io.Reader;
-import java.io.StringReader;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import dev.provision.engine.source.TextFiles;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -22,16 +17,21 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.composer.Composer;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.events.Event;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.parser.Parser;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
  * One YAML file read as a tree of snakeyaml nodes, with what every loader of user files needs: the
@@ -51,8 +51,10 @@ import org.yaml.snakeyaml.nodes.Tag;
  * mutable objects).
  */
 public final class YamlDocument {
-    /** Deep enough for any real file; stops recursive aliases ({@code &a [*a]}) from looping. */
+    /** Levels of nesting, aliases followed: deep enough for any real file, far from the end of the stack. */
     private static final int MAX_DEPTH = 64;
+    /** A real file reads in milliseconds; see {@link TimedReader} for what takes longer. */
+    private static final Duration MAX_READING = Duration.ofSeconds(10);
     private static final Pattern LEADING_ZERO_INT = Pattern.compile("[-+]?0[0-9_]+");
 
     private final String displayName;
@@ -75,18 +77,7 @@ public final class YamlDocument {
     public static YamlDocument read(Path file, String what) throws InvalidInputException {
         requireNonNull(file, "file cannot be null");
         requireNonNull(what, "what cannot be null");
-        SourcePosition whole = new SourcePosition(file.toString(), 0, 0);
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            throw new InvalidInputException(whole, what + " file not found");
-        } catch (CharacterCodingException e) {
-            throw new InvalidInputException(whole, what + " file is not valid UTF-8 text");
-        } catch (IOException e) {
-            throw new InvalidInputException(whole, "cannot read " + what + " file: " + oneLine(String.valueOf(e.getMessage())));
-        }
-        return parse(file, text);
+        return parse(file, TextFiles.read(file, what));
     }
 
     /** Parses text as if it had been read from {@code file} (positions name {@code file}). */
@@ -96,21 +87,84 @@ public final class YamlDocument {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setAllowRecursiveKeys(false);
-        try (Reader reader = new StringReader(text)) {
-            Node node = new Yaml(options).compose(reader);
-            return new YamlDocument(file, Optional.ofNullable(node).filter(n -> !isNull(n)));
+        options.setCodePointLimit(TextFiles.MAX_BYTES);
+        // The composer recurses once per level; this keeps it far from the end of the stack.
+        options.setNestingDepthLimit(MAX_DEPTH);
+        // What aliases cost is bounded by Expansion below; a bare count would refuse inventories that
+        // give a few hundred hosts '<<: *defaults'.
+        options.setMaxAliasesForCollections(Integer.MAX_VALUE);
+        MarkTrackingParser parser = new MarkTrackingParser(
+                new ParserImpl(new StreamReader(new TimedReader(text, MAX_READING)), options));
+        Node node;
+        try {
+            node = new Composer(parser, new Resolver(), options).getSingleNode();
         } catch (MarkedYAMLException e) {
             Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
-            SourcePosition at = mark == null
-                    ? new SourcePosition(file.toString(), 1, 1)
-                    : new SourcePosition(file.toString(), mark.getLine() + 1, mark.getColumn() + 1);
+            SourcePosition at = mark == null ? parser.position(file) : positionOf(file, mark);
             String problem = e.getProblem() != null ? e.getProblem() : String.valueOf(e.getContext());
             String context = e.getContext() != null && e.getProblem() != null ? " (" + e.getContext() + ")" : "";
             throw new InvalidInputException(at, "invalid YAML: " + oneLine(problem + context)
                     + "; check the indentation and quoting here", e);
-        } catch (YAMLException | IOException e) {
-            throw new InvalidInputException(new SourcePosition(file.toString(), 1, 1),
-                    "invalid YAML: " + oneLine(String.valueOf(e.getMessage())), e);
+        } catch (YAMLException e) {
+            // The limits (size, nesting) carry no position: the last event read is where the parser was.
+            throw new InvalidInputException(parser.position(file), "invalid YAML: " + limitMessage(e), e);
+        } catch (TimedReader.OutOfTime e) {
+            throw new InvalidInputException(parser.position(file), "reading the YAML from here takes more than "
+                    + MAX_READING.toSeconds() + " s; a word or a line of hundreds of thousands of characters is "
+                    + "slow to read: split it, or give the data in a file of its own", e);
+        }
+        YamlDocument doc = new YamlDocument(file, Optional.ofNullable(node).filter(n -> !isNull(n)));
+        if (doc.root.isPresent()) {
+            new Expansion(doc, MAX_DEPTH).check(doc.root.get());
+        }
+        return doc;
+    }
+
+    private static String limitMessage(YAMLException e) {
+        String message = oneLine(String.valueOf(e.getMessage()));
+        if (message.startsWith("Nesting Depth exceeded")) {
+            return "nested more than " + MAX_DEPTH + " levels deep; flatten it";
+        }
+        if (message.startsWith("The incoming YAML document exceeds the limit")) {
+            return "the document is longer than " + (TextFiles.MAX_BYTES >> 20) + " Mi characters";
+        }
+        return message;
+    }
+
+    private static SourcePosition positionOf(Path file, Mark mark) {
+        return new SourcePosition(file.toString(), mark.getLine() + 1, mark.getColumn() + 1);
+    }
+
+    /** A parser that remembers where its last event started, for errors that snakeyaml gives no mark. */
+    private static final class MarkTrackingParser implements Parser {
+        private final Parser parser;
+        private Mark last;
+
+        MarkTrackingParser(Parser parser) {
+            this.parser = parser;
+        }
+
+        SourcePosition position(Path file) {
+            return last == null ? new SourcePosition(file.toString(), 1, 1) : positionOf(file, last);
+        }
+
+        @Override
+        public boolean checkEvent(Event.ID choice) {
+            return parser.checkEvent(choice);
+        }
+
+        @Override
+        public Event peekEvent() {
+            return parser.peekEvent();
+        }
+
+        @Override
+        public Event getEvent() {
+            Event event = parser.getEvent();
+            if (event != null && event.getStartMark() != null) {
+                last = event.getStartMark();
+            }
+            return event;
         }
     }
 
@@ -224,7 +278,7 @@ public final class YamlDocument {
 
     private Object value(Node node, int depth, IdentityHashMap<Node, Boolean> open) throws InvalidInputException {
         if (depth > MAX_DEPTH || open.containsKey(node)) {
-            throw error(node, "value nests too deeply (a recursive alias?); simplify it");
+            throw error(node, "value nests more than " + MAX_DEPTH + " levels deep (through aliases?); flatten it");
         }
         return switch (node) {
             case ScalarNode s -> scalar(s);
@@ -339,13 +393,26 @@ public final class YamlDocument {
     }
 
     private static String abbreviate(String s) {
-        String line = oneLine(s);
+        String line = printable(oneLine(s));
         return line.length() > 40 ? line.substring(0, 37) + "..." : line;
     }
 
     /** Collapses line breaks so that every message stays one line. */
     static String oneLine(String s) {
         return s.replaceAll("\\s*[\\r\\n]+\\s*", " ").trim();
+    }
+
+    /** The text with control characters (a NUL, a terminal escape) written as {@code \\uXXXX}, for messages. */
+    static String printable(String s) {
+        StringBuilder text = new StringBuilder(s.length());
+        s.codePoints().forEach(c -> {
+            if (Character.isISOControl(c)) {
+                text.append(String.format("\\u%04x", c));
+            } else {
+                text.appendCodePoint(c);
+            }
+        });
+        return text.toString();
     }
 
     /** Keys written in a mapping, for "did you mean" among siblings. */

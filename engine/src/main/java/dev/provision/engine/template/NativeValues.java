@@ -19,6 +19,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,11 +31,34 @@ import java.util.Map;
  * {@code ?filter}) are copied into unmodifiable lists and maps, with missing (null) items left out.
  */
 final class NativeValues {
+    /** As deep as a YAML value may nest; a value that contains itself ({@code .main}) stops here too. */
+    private static final int MAX_DEPTH = 64;
 
-    private NativeValues() {
+    private final Limits limits;
+    private final Map<TemplateModel, Boolean> open = new IdentityHashMap<>();
+    private int items;
+    private long chars;
+
+    private NativeValues(Limits limits) {
+        this.limits = limits;
     }
 
-    static Object toJava(TemplateModel model) throws TemplateModelException {
+    /** A value that cannot become a plain Java value: a function, or one too large or too deep. */
+    static final class NotAValue extends TemplateModelException {
+        NotAValue(String problem) {
+            super(problem);
+        }
+    }
+
+    /**
+     * @param limits how many list items and map entries (nested ones included) and how much text the
+     *     value may hold: a range such as {@code 1..} is a list, and an infinite one
+     */
+    static Object toJava(TemplateModel model, Limits limits) throws TemplateModelException {
+        return new NativeValues(limits).convert(model, 0);
+    }
+
+    private Object convert(TemplateModel model, int depth) throws TemplateModelException {
         if (model instanceof AdapterTemplateModel adapter) {
             return normalized(adapter.getAdaptedObject(Object.class));
         }
@@ -49,24 +73,44 @@ final class NativeValues {
             return normalized(number.getAsNumber());
         }
         if (model instanceof TemplateScalarModel scalar) {
-            return scalar.getAsString();
+            String text = scalar.getAsString();
+            chars += text.length();
+            if (chars > limits.outputChars()) {
+                throw new NotAValue("it holds more than " + LimitExceeded.characters(limits.outputChars()) + " of text");
+            }
+            return text;
         }
         if (model instanceof TemplateDateModel date) {
             return date.getAsDate();
         }
+        if (depth >= MAX_DEPTH) {
+            throw new NotAValue("it nests more than " + MAX_DEPTH + " levels deep");
+        }
+        if (open.put(model, Boolean.TRUE) != null) {
+            throw new NotAValue("it contains itself");
+        }
+        Object container = container(model, depth + 1);
+        open.remove(model);
+        return container;
+    }
+
+    private Object container(TemplateModel model, int depth) throws TemplateModelException {
         if (model instanceof TemplateSequenceModel sequence) {
-            List<Object> items = new ArrayList<>(sequence.size());
-            for (int i = 0; i < sequence.size(); i++) {
-                addPresent(items, sequence.get(i));
+            int size = sequence.size();
+            count(size);
+            List<Object> list = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                addPresent(list, sequence.get(i), depth);
             }
-            return Collections.unmodifiableList(items);
+            return Collections.unmodifiableList(list);
         }
         if (model instanceof TemplateHashModelEx2 hash) {
             Map<String, Object> entries = new LinkedHashMap<>();
             TemplateHashModelEx2.KeyValuePairIterator pairs = hash.keyValuePairIterator();
             while (pairs.hasNext()) {
+                count(1);
                 TemplateHashModelEx2.KeyValuePair pair = pairs.next();
-                putPresent(entries, pair.getKey(), pair.getValue());
+                putPresent(entries, pair.getKey(), pair.getValue(), depth);
             }
             return Collections.unmodifiableMap(entries);
         }
@@ -74,20 +118,29 @@ final class NativeValues {
             Map<String, Object> entries = new LinkedHashMap<>();
             TemplateModelIterator keys = hash.keys().iterator();
             while (keys.hasNext()) {
+                count(1);
                 TemplateModel key = keys.next();
-                putPresent(entries, key, hash.get(String.valueOf(toJava(key))));
+                putPresent(entries, key, hash.get(String.valueOf(convert(key, depth))), depth);
             }
             return Collections.unmodifiableMap(entries);
         }
         if (model instanceof TemplateCollectionModel collection) {
-            List<Object> items = new ArrayList<>();
+            List<Object> list = new ArrayList<>();
             TemplateModelIterator iterator = collection.iterator();
             while (iterator.hasNext()) {
-                addPresent(items, iterator.next());
+                count(1);
+                addPresent(list, iterator.next(), depth);
             }
-            return Collections.unmodifiableList(items);
+            return Collections.unmodifiableList(list);
         }
-        throw new TemplateModelException("it is " + kindOf(model) + ", which is not a value");
+        throw new NotAValue("it is " + kindOf(model) + ", which is not a value");
+    }
+
+    private void count(int more) throws NotAValue {
+        if (more > limits.valueItems() - items) {
+            throw new NotAValue("it holds more than " + limits.valueItems() + " items");
+        }
+        items += more;
     }
 
     /** "a string", "a list", ...: how a sysadmin would name the kind of value, for error messages. */
@@ -139,16 +192,16 @@ final class NativeValues {
         return decimal.signum() == 0 || decimal.stripTrailingZeros().scale() <= 0;
     }
 
-    private static void addPresent(List<Object> items, TemplateModel item) throws TemplateModelException {
+    private void addPresent(List<Object> list, TemplateModel item, int depth) throws TemplateModelException {
         if (item != null) {
-            items.add(toJava(item));
+            list.add(convert(item, depth));
         }
     }
 
-    private static void putPresent(Map<String, Object> entries, TemplateModel key, TemplateModel value)
+    private void putPresent(Map<String, Object> entries, TemplateModel key, TemplateModel value, int depth)
             throws TemplateModelException {
         if (value != null) {
-            entries.put(String.valueOf(toJava(key)), toJava(value));
+            entries.put(String.valueOf(convert(key, depth)), convert(value, depth));
         }
     }
 }

@@ -5,8 +5,11 @@ import freemarker.cache.TemplateLoader;
 import freemarker.cache.TemplateNameFormat;
 import freemarker.core.PlainTextOutputFormat;
 import freemarker.core.TemplateClassResolver;
+import freemarker.core._CoreAPI;
 import freemarker.template.Configuration;
+import freemarker.template.Template;
 import freemarker.template.TemplateExceptionHandler;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.TimeZone;
@@ -32,16 +35,73 @@ import java.util.TimeZone;
  *       stripping on.
  *   <li>Caching: parsed templates are kept for the whole run (strong references, never re-checked):
  *       a run renders the same files for thousands of hosts, and the files do not change under it.
+ *   <li>Interruptible: every template, included and imported ones too, checks the thread's interrupted
+ *       flag in each loop and macro body, so that {@link EvaluationGuard} can stop an endless one; a
+ *       template file that uses what cannot be stopped is refused when loaded
+ *       ({@link TemplateText#refusal}).
  * </ul>
  */
-final class SandboxedConfiguration {
+final class SandboxedConfiguration extends Configuration {
+    private static final String INTERRUPTIBLE = "provision.interruptible";
+    private static final String REFUSED = "provision.refused";
 
-    private SandboxedConfiguration() {
+    private final Limits limits;
+
+    private SandboxedConfiguration(Limits limits) {
+        super(Configuration.VERSION_2_3_34);
+        this.limits = limits;
     }
 
-    /** @param loader where {@code <#include>}, {@code <#import>} and file templates come from; null for none */
-    static Configuration create(TemplateLoader loader) {
-        Configuration configuration = new Configuration(Configuration.VERSION_2_3_34);
+    /**
+     * Every template FreeMarker loads, for us or for an {@code <#include>}, passes here (the other
+     * overloads and the includes all end in this one).
+     */
+    @Override
+    public Template getTemplate(String name, Locale locale, Object customLookupCondition, String encoding,
+                                boolean parseAsFTL, boolean ignoreMissing) throws IOException {
+        Template template = super.getTemplate(name, locale, customLookupCondition, encoding, parseAsFTL, ignoreMissing);
+        if (template != null) {
+            synchronized (template) {
+                if (template.getCustomAttribute(INTERRUPTIBLE) == null) {
+                    // The canonical form, once per template: comments are left out, the source is not kept.
+                    TemplateText.refusal(template.toString(), limits)
+                            .ifPresent(problem -> template.setCustomAttribute(REFUSED, problem));
+                }
+                makeInterruptible(template);
+            }
+            if (template.getCustomAttribute(REFUSED) instanceof String problem) {
+                throw new RefusedTemplateException(name, problem);
+            }
+        }
+        return template;
+    }
+
+    /** A template file that uses what the sandbox refuses; an {@link IOException}, like any failure to load one. */
+    static final class RefusedTemplateException extends IOException {
+        RefusedTemplateException(String templateName, String problem) {
+            super("template '" + templateName + "': " + problem);
+        }
+    }
+
+    /**
+     * Adds FreeMarker's interruption checks to a parsed template, once. Before the template is handed
+     * to anyone: the checks change its tree, so no thread may be running it meanwhile.
+     */
+    static void makeInterruptible(Template template) {
+        synchronized (template) {
+            if (template.getCustomAttribute(INTERRUPTIBLE) == null) {
+                _CoreAPI.addThreadInterruptedChecks(template);
+                template.setCustomAttribute(INTERRUPTIBLE, Boolean.TRUE);
+            }
+        }
+    }
+
+    /**
+     * @param loader where {@code <#include>}, {@code <#import>} and file templates come from; null for none
+     * @param limits what template files are checked against when they are loaded
+     */
+    static Configuration create(TemplateLoader loader, Limits limits) {
+        Configuration configuration = new SandboxedConfiguration(limits);
 
         configuration.setTemplateExceptionHandler(TemplateExceptionHandler.RETHROW_HANDLER);
         configuration.setLogTemplateExceptions(false);

@@ -14,7 +14,6 @@ import freemarker.template.TemplateModel;
 import freemarker.template.TemplateModelException;
 import freemarker.template.TemplateNotFoundException;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.file.Path;
@@ -55,8 +54,14 @@ import java.util.stream.Stream;
  *
  * <h2>Sandbox</h2>
  * Templates see plain data only (text, numbers, booleans, dates, lists, maps): no Java object, no
- * method call, no {@code ?new}, no {@code ?api}; template files are read only from their roots.
+ * method call, no {@code ?new}, no {@code ?api}, no {@code ?interpret}; template files are read only
+ * from their roots.
  * The whole configuration is in {@code SandboxedConfiguration}.
+ *
+ * <h2>Limits</h2>
+ * One render or expression may spend a few seconds of CPU, a bounded amount of memory, output and
+ * value size, and a bounded recursion depth ({@code Limits}); past one it fails like any other
+ * mistake, at its position, and the run goes on. {@code EvaluationGuard} says how.
  */
 public final class TemplateEngine {
     /** The variable a bare expression is assigned to, so that its value can be read back natively. */
@@ -66,14 +71,27 @@ public final class TemplateEngine {
     private static final String INLINE_TEMPLATE_NAME = "value";
 
     private final List<Path> defaultTemplateRoots;
-    private final Configuration inlineConfiguration = SandboxedConfiguration.create(null);
-    private final Cache<String, Template> inlineTemplates =
+    private final Limits limits;
+    private final EvaluationGuard guard;
+    private final Configuration inlineConfiguration;
+    private final Cache<String, Inline> inlineTemplates =
             CacheBuilder.newBuilder().maximumSize(INLINE_CACHE_SIZE).build();
     private final ConcurrentMap<List<Path>, TemplateRoots> templateRoots = new ConcurrentHashMap<>();
 
+    /** A YAML string parsed, and whether it can be evaluated in the caller's thread. */
+    private record Inline(Template template, boolean straightLine) {
+    }
+
     /** @param defaultTemplateRoots the repository's {@code templates/} directories, searched after every search path */
     public TemplateEngine(List<Path> defaultTemplateRoots) {
+        this(defaultTemplateRoots, Limits.DEFAULT);
+    }
+
+    TemplateEngine(List<Path> defaultTemplateRoots, Limits limits) {
         this.defaultTemplateRoots = List.copyOf(requireNonNull(defaultTemplateRoots, "defaultTemplateRoots cannot be null"));
+        this.limits = requireNonNull(limits, "limits cannot be null");
+        this.guard = new EvaluationGuard(limits);
+        this.inlineConfiguration = SandboxedConfiguration.create(null, limits);
     }
 
     /**
@@ -95,18 +113,24 @@ public final class TemplateEngine {
         List<Path> roots = Stream.concat(searchPath.stream(), defaultTemplateRoots.stream()).toList();
         TemplateRoots lookup = templateRoots.computeIfAbsent(
                 roots.stream().map(root -> root.toAbsolutePath().normalize()).toList(),
-                key -> TemplateRoots.open(roots));
+                key -> TemplateRoots.open(roots, limits));
         Template template = lookup.load(templateName);
-        StringWriter output = new StringWriter();
         try {
-            template.process(vars, output);
+            return guard.run(template, false, () -> {
+                BoundedWriter output = new BoundedWriter(limits.outputChars());
+                template.process(vars, output);
+                return output.toString();
+            });
         } catch (freemarker.template.TemplateException failure) {
             throw lookup.failure(failure);
+        } catch (LimitExceeded limit) {
+            // Where it ran away is not known (it may still be running): the task's position is prefixed.
+            throw new TemplateException(SourcePosition.UNKNOWN,
+                    "template '" + templateName + "' " + limit.getMessage(), limit);
         } catch (IOException unreadable) {
             throw new TemplateException(SourcePosition.UNKNOWN,
                     "cannot render template '" + templateName + "': " + unreadable.getMessage(), unreadable);
         }
-        return output.toString();
     }
 
     /**
@@ -142,7 +166,7 @@ public final class TemplateEngine {
         requireNonNull(expression, "expression cannot be null");
         requireNonNull(vars, "vars cannot be null");
         requireNonNull(where, "where cannot be null");
-        TemplateModel model = evaluateBare(expression, vars, where);
+        TemplateModel model = evaluateBare(expression, vars, where, value -> value);
         try {
             if (model instanceof TemplateBooleanModel condition) {
                 return condition.getAsBoolean();
@@ -173,7 +197,7 @@ public final class TemplateEngine {
         requireNonNull(expression, "expression cannot be null");
         requireNonNull(vars, "vars cannot be null");
         requireNonNull(where, "where cannot be null");
-        return toJava(evaluateBare(expression, vars, where), expression, where);
+        return evaluateBare(expression, vars, where, this::toJava);
     }
 
     /**
@@ -189,7 +213,7 @@ public final class TemplateEngine {
                 if (single.isPresent()) {
                     parseExpression(single.get(), where);
                 } else {
-                    parseInline(text, text, where, 0);
+                    parseInline(text, text, text, where, 0);
                 }
             }
             case Map<?, ?> map -> {
@@ -210,16 +234,21 @@ public final class TemplateEngine {
     /** Parses, without evaluating, a bare expression as {@link #test} and {@link #evaluate} take it. */
     public void parseExpression(String expression, SourcePosition where) throws TemplateException {
         String bare = TemplateText.singleExpression(expression).orElse(expression);
-        parseInline("<#assign " + RESULT_VARIABLE + " = (\n" + bare + "\n)>", expression, where, 1);
+        parseInline("<#assign " + RESULT_VARIABLE + " = (\n" + bare + "\n)>", bare, expression, where, 1);
     }
 
-    private TemplateModel evaluateBare(String expression, Map<String, Object> vars, SourcePosition where)
+    private <T> T evaluateBare(String expression, Map<String, Object> vars, SourcePosition where, Reading<T> reading)
             throws TemplateException {
         Optional<String> wrapped = TemplateText.singleExpression(expression);
         if (wrapped.isPresent()) {
-            return evaluateModel(wrapped.get(), vars, where, expression, false);
+            return evaluateModel(wrapped.get(), vars, where, expression, false, reading);
         }
-        return evaluateModel(expression, vars, where, expression, true);
+        return evaluateModel(expression, vars, where, expression, true, reading);
+    }
+
+    /** What is read from an expression's value, inside the evaluation's limits (a lazy list runs when read). */
+    private interface Reading<T> {
+        T read(TemplateModel model) throws TemplateModelException;
     }
 
     private Object interpolateText(String text, Map<String, Object> vars, SourcePosition where) throws TemplateException {
@@ -228,12 +257,15 @@ public final class TemplateEngine {
         }
         Optional<String> single = TemplateText.singleExpression(text);
         if (single.isPresent()) {
-            return toJava(evaluateModel(single.get(), vars, where, text, false), text, where);
+            return evaluateModel(single.get(), vars, where, text, false, this::toJava);
         }
-        Template template = parseInline(text, text, where, 0);
-        StringWriter output = new StringWriter();
+        Inline inline = parseInline(text, text, text, where, 0);
         try {
-            template.process(vars, output);
+            return guard.run(inline.template(), inline.straightLine(), () -> {
+                BoundedWriter output = new BoundedWriter(limits.outputChars());
+                inline.template().process(vars, output);
+                return output.toString();
+            });
         } catch (freemarker.template.TemplateException failure) {
             String excerpt = TemplateText.excerpt(text, lineOf(failure.getLineNumber()));
             if (failure.getCause() instanceof TemplateNotFoundException) {
@@ -241,10 +273,11 @@ public final class TemplateEngine {
                         "<#include> and <#import> work only in template files", "").describe(excerpt), failure);
             }
             throw new TemplateException(where, Problems.of(failure, false).describe(excerpt), failure);
+        } catch (LimitExceeded limit) {
+            throw new TemplateException(where, "\"" + TemplateText.excerpt(text, 1) + "\" " + limit.getMessage(), limit);
         } catch (IOException impossible) {
             throw new UncheckedIOException(impossible);
         }
-        return output.toString();
     }
 
     private Object interpolateMap(Map<?, ?> map, Map<String, Object> vars, SourcePosition where) throws TemplateException {
@@ -277,16 +310,23 @@ public final class TemplateEngine {
      * @param quoted the text the user wrote, quoted in error messages
      * @param bare whether the user wrote a bare expression (not {@code ${...}}), for the advice given
      */
-    private TemplateModel evaluateModel(String expression, Map<String, Object> vars, SourcePosition where,
-                                        String quoted, boolean bare) throws TemplateException {
+    private <T> T evaluateModel(String expression, Map<String, Object> vars, SourcePosition where,
+                                String quoted, boolean bare, Reading<T> reading) throws TemplateException {
         String source = "<#assign " + RESULT_VARIABLE + " = (\n" + expression + "\n)>";
-        Template template = parseInline(source, expression, where, 1);
+        Inline inline = parseInline(source, expression, quoted, where, 1);
+        String excerpt = TemplateText.excerpt(quoted, 1);
         try {
-            Environment environment = template.createProcessingEnvironment(vars, Writer.nullWriter());
-            environment.process();
-            return environment.getMainNamespace().get(RESULT_VARIABLE);
+            return guard.run(inline.template(), inline.straightLine(), () -> {
+                Environment environment = inline.template().createProcessingEnvironment(vars, Writer.nullWriter());
+                environment.process();
+                return reading.read(environment.getMainNamespace().get(RESULT_VARIABLE));
+            });
+        } catch (NativeValues.NotAValue failure) {
+            throw new TemplateException(where, "cannot use the value of \"" + excerpt + "\": " + failure.getMessage(), failure);
         } catch (freemarker.template.TemplateException failure) {
-            throw new TemplateException(where, Problems.of(failure, bare).describe(TemplateText.excerpt(quoted, 1)), failure);
+            throw new TemplateException(where, Problems.of(failure, bare).describe(excerpt), failure);
+        } catch (LimitExceeded limit) {
+            throw new TemplateException(where, "\"" + excerpt + "\" " + limit.getMessage(), limit);
         } catch (IOException impossible) {
             throw new UncheckedIOException(impossible);
         }
@@ -294,20 +334,31 @@ public final class TemplateEngine {
 
     /**
      * @param userText what the user wrote, for the message; {@code source} may wrap it
+     * @param quoted the text the user wrote around it ({@code ${userText}}), quoted in a refusal
      * @param linesBefore lines of {@code source} before {@code userText} starts
      */
-    private Template parseInline(String source, String userText, SourcePosition where, int linesBefore)
+    private Inline parseInline(String source, String userText, String quoted, SourcePosition where, int linesBefore)
             throws TemplateException {
-        Template cached = inlineTemplates.getIfPresent(source);
+        Inline cached = inlineTemplates.getIfPresent(source);
         if (cached != null) {
             return cached;
         }
+        Optional<String> refused = TemplateText.refusal(userText, limits);
+        if (refused.isPresent()) {
+            throw new TemplateException(where, refused.get() + " (in \"" + TemplateText.excerpt(quoted, 1) + "\")");
+        }
         try {
             Template parsed = new Template(INLINE_TEMPLATE_NAME, source, inlineConfiguration);
-            inlineTemplates.put(source, parsed);
-            return parsed;
+            SandboxedConfiguration.makeInterruptible(parsed);
+            Inline inline = new Inline(parsed, TemplateText.isStraightLine(userText));
+            inlineTemplates.put(source, inline);
+            return inline;
         } catch (ParseException syntax) {
             throw syntaxFailure(syntax, userText, where, linesBefore);
+        } catch (StackOverflowError deep) {
+            // The parser recurses once per level of parentheses or nested string.
+            throw new TemplateException(where, "\"" + TemplateText.excerpt(userText, 1)
+                    + "\" nests too deeply to read; simplify it", null);
         } catch (IOException impossible) {
             throw new UncheckedIOException(impossible);
         }
@@ -330,13 +381,8 @@ public final class TemplateEngine {
         return new TemplateException(where, new Problems.Problem(located, problem.advice()).describe(excerpt), syntax);
     }
 
-    private static Object toJava(TemplateModel model, String quoted, SourcePosition where) throws TemplateException {
-        try {
-            return NativeValues.toJava(model);
-        } catch (TemplateModelException failure) {
-            throw new TemplateException(where, "cannot use the value of \"" + TemplateText.excerpt(quoted, 1) + "\": "
-                    + Problems.oneLine(failure.getMessage()), failure);
-        }
+    private Object toJava(TemplateModel model) throws TemplateModelException {
+        return NativeValues.toJava(model, limits);
     }
 
     private static int lineOf(Integer line) {
@@ -346,6 +392,9 @@ public final class TemplateEngine {
     private static void refuseNameOutsideRoots(String name) throws TemplateException {
         if (name.isBlank()) {
             throw new TemplateException(SourcePosition.UNKNOWN, "template name is empty");
+        }
+        if (name.indexOf('\0') >= 0) {
+            throw new TemplateException(SourcePosition.UNKNOWN, "template name holds a NUL character; write the file's name");
         }
         if (name.startsWith("/") || name.contains("\\") || name.contains(":") || Path.of(name).isAbsolute()) {
             throw new TemplateException(SourcePosition.UNKNOWN, "template name '" + name

@@ -32,7 +32,7 @@ final class TemplateRoots {
         this.configuration = requireNonNull(configuration, "configuration cannot be null");
     }
 
-    static TemplateRoots open(List<Path> roots) {
+    static TemplateRoots open(List<Path> roots, Limits limits) {
         List<TemplateLoader> loaders = new ArrayList<>();
         for (Path root : roots) {
             if (Files.isDirectory(root)) {
@@ -47,7 +47,7 @@ final class TemplateRoots {
         MultiTemplateLoader loader = new MultiTemplateLoader(loaders.toArray(TemplateLoader[]::new));
         // Always search in order: "first root wins" must not depend on what was loaded before.
         loader.setSticky(false);
-        return new TemplateRoots(roots, SandboxedConfiguration.create(loader));
+        return new TemplateRoots(roots, SandboxedConfiguration.create(loader, limits));
     }
 
     /** The parsed template, from the cache after the first time. */
@@ -62,8 +62,8 @@ final class TemplateRoots {
                     "template name '" + name + "' is not allowed: " + malformed.getMalformednessDescription(), malformed);
         } catch (ParseException syntax) {
             throw syntaxFailure(syntax);
-        } catch (ConfinedTemplateLoader.OutsideRootException outside) {
-            throw new TemplateException(SourcePosition.UNKNOWN, outside.getMessage(), outside);
+        } catch (ConfinedTemplateLoader.OutsideRootException | SandboxedConfiguration.RefusedTemplateException refused) {
+            throw new TemplateException(SourcePosition.UNKNOWN, refused.getMessage(), refused);
         } catch (IOException unreadable) {
             throw new TemplateException(SourcePosition.UNKNOWN,
                     "cannot read template '" + name + "': " + unreadable.getMessage(), unreadable);
@@ -82,6 +82,8 @@ final class TemplateRoots {
             case ParseException syntax -> syntaxFailure(syntax);
             case ConfinedTemplateLoader.OutsideRootException outside -> new TemplateException(at,
                     "included " + outside.getMessage(), failure);
+            case SandboxedConfiguration.RefusedTemplateException refused -> new TemplateException(at,
+                    "included " + refused.getMessage(), failure);
             case null, default -> new TemplateException(at, Problems.of(failure, false).describe(""), failure);
         };
     }

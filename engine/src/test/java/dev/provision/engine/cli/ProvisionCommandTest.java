@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -81,6 +82,44 @@ class ProvisionCommandTest {
         int code = run(failing.toString(), "--limit", "localhost,other");
         assertEquals(ExitCode.HOST_FAILED.code(), code);
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("    provision " + failing + " --limit localhost\n"), out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void forksBelowOneIsAUsageError() throws Exception {
+        for (String forks : List.of("0", "-1")) {
+            err.reset();
+            assertEquals(ExitCode.USAGE.code(), run("--forks", forks, "--syntax-check", playbook().toString()));
+            assertEquals("provision: --forks must be at least 1, not " + forks + "\nTry 'provision --help' for more information.\n",
+                    err.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void connectTimeoutBelowOneIsAUsageError() throws Exception {
+        assertEquals(ExitCode.USAGE.code(), run("--connect-timeout", "0", "--syntax-check", playbook().toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("provision: --connect-timeout must be at least 1 second, not 0\n"));
+    }
+
+    @Test
+    void malformedExtraVarsAreOneErrorLineNotAnInternalError() throws Exception {
+        assertEquals(ExitCode.INVALID_INPUT.code(), run("-e", "a='unterminated", playbook().toString()));
+        assertEquals("ERROR: <command line>: -e 'a='unterminated': unterminated single quote at column 3; quote the value "
+                + "whole, or put the variables in a file and give -e @FILE\n", err.toString(StandardCharsets.UTF_8));
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing ran");
+    }
+
+    @Test
+    void runawayExpressionFailsItsTaskAtItsPosition() throws Exception {
+        Path recursive = Files.writeString(tmp.resolve("recursive.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - debug:
+                        msg: '<#macro m><@m/></#macro><@m/>'
+                """);
+        assertEquals(ExitCode.HOST_FAILED.code(), run(recursive.toString()));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("failed: [localhost] => " + recursive + ":5:9: \"<#macro m>"
+                + "<@m/></#macro><@m/>\" recursion too deep"), out.toString(StandardCharsets.UTF_8));
     }
 
     @Test

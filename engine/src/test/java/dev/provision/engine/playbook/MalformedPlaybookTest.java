@@ -50,6 +50,14 @@ class MalformedPlaybookTest {
             include-loop.yml          | include-loop.yml:4:7           | dynamic includes are not supported
             include-cycle.yml         | cycle-b.yml:3:11               | include cycle: cycle-a.yml -> cycle-b.yml -> cycle-a.yml
             error-in-included-file.yml| tasks/broken.yml:5:3           | unknown module or keyword 'registr' (did you mean 'register'?)
+            billion-laughs.yml        | billion-laughs.yml:12:11       | aliases here expand to more than 1000000 values (a 'billion laughs'?)
+            recursive-merge.yml       | recursive-merge.yml:4:5        | '<<' merges a mapping into itself (a recursive merge)
+            recursive-alias.yml       | recursive-alias.yml:3:14       | this alias refers to a value that contains it (a recursive alias)
+            too-deep.yml              | too-deep.yml:3:72              | invalid YAML: nested more than 64 levels deep
+            alias-chain-too-deep.yml  | alias-chain-too-deep.yml:64:10 | value nests more than 64 levels deep (through aliases?)
+            invalid-utf8.yml          | invalid-utf8.yml:3:24          | playbook file is not valid UTF-8: byte 0xe9 at byte offset 45
+            role-escapes.yml          | role-escapes.yml:4:7           | role '../playbook/roles/common' is not allowed
+            nul-in-file-name.yml      | nul-in-file-name.yml:3:21      | 'tasks/a\\u0000b.yml' is not a valid file name
             """)
     void reportsPlaybookMistakeAtItsPosition(String file, String position, String phrase) throws Exception {
         Path playbook = malformed("playbook/" + file);

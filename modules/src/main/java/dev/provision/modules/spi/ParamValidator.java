@@ -74,7 +74,7 @@ final class ParamValidator {
             case INT -> toInt(key, v);
             case LIST -> {
                 if (v instanceof List<?> l) {
-                    yield List.copyOf(l);
+                    yield copyWithoutNulls(key, l);
                 }
                 if (v instanceof String s) { // Ansible accepts "a,b,c"
                     yield s.isBlank() ? List.of() : List.of((Object[]) s.split("\\s*,\\s*"));
@@ -96,6 +96,19 @@ final class ParamValidator {
             throw new ParamException(key, "value of '" + key + "' must be one of: " + String.join(", ", p.choices()) + "; got '" + v + "'");
         }
         return value;
+    }
+
+    /** A YAML list may hold {@code null} ({@code [echo, ~]}, {@code - } with nothing after it); Params holds none. */
+    private static List<Object> copyWithoutNulls(String key, List<?> items) throws ParamException {
+        List<Object> copy = new ArrayList<>(items.size());
+        for (Object item : items) {
+            if (item == null) {
+                throw new ParamException(key, "item " + (copy.size() + 1) + " of parameter '" + key
+                        + "' is empty (null); remove it, or write '' for an empty string");
+            }
+            copy.add(item);
+        }
+        return List.copyOf(copy);
     }
 
     private static Boolean toBool(String key, Object v) throws ParamException {

@@ -11,6 +11,7 @@ import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -62,6 +63,9 @@ class CommandModuleTest {
                         Args.of("cmd", "ls", "argv", List.of("ls")), fails("mutually exclusive: argv, cmd")),
                 row("neither cmd nor argv", new FakeHost(),
                         Args.of("chdir", "/tmp"), fails("one of these parameters is required: argv, cmd")),
+                row("an empty item in argv", new FakeHost(),
+                        Args.of("argv", Arrays.asList("echo", null)),
+                        fails("item 2 of parameter 'argv' is empty (null); remove it, or write '' for an empty string")),
                 row("mistyped parameter", new FakeHost(),
                         Args.of("cmd", "ls", "chdri", "/tmp"), fails("did you mean 'chdir'?")));
     }

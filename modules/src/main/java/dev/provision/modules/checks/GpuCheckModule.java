@@ -248,10 +248,15 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         return gpus.stream().map(field).distinct().collect(Collectors.joining(", "));
     }
 
-    /** The fleet step: the same GPU model, count and driver on every node. */
+    /**
+     * The fleet step: the same GPU model, count and driver on every node, and no node whose
+     * narrowest PCIe link is narrower than the fleet median's (a node-wide riser or BIOS fault).
+     */
     @Override
     public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
-        return Fleet.sameEverywhere("gpu.same_as_fleet", resultsByHost, r -> Fleet.text(r, "gpu_count").filter(c -> !c.equals("0"))
-                .map(c -> c + " x " + r.getOrDefault("gpu_model", "?") + ", driver " + r.getOrDefault("driver_version", "?")));
+        return Fleet.merge(
+                Fleet.sameEverywhere("gpu.same_as_fleet", resultsByHost, r -> Fleet.text(r, "gpu_count").filter(c -> !c.equals("0"))
+                        .map(c -> c + " x " + r.getOrDefault("gpu_model", "?") + ", driver " + r.getOrDefault("driver_version", "?"))),
+                Fleet.notBelowMedian("gpu.pcie_width_vs_fleet", "lanes", resultsByHost, "pcie_width_min", 1.0));
     }
 }

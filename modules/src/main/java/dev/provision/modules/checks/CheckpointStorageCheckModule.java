@@ -41,7 +41,7 @@ import java.util.Optional;
  * the report is missing or older than {@code max_result_age} seconds (default 3600). Under
  * --check the write is only forecast: read results only when applying. Every node writes at the
  * same time (the task is not host-local), so a shared filesystem is measured under the load of a
- * fleet-wide checkpoint save. Result: {@code free_bytes}, {@code write_mbps}, {@code label},
+ * fleet-wide checkpoint save. Result: {@code free_bytes}, {@code write_mbps}, {@code min_write_mbps}, {@code label},
  * {@code min_fraction} (for the fleet step: write throughput below that fraction of the fleet
  * median fails, default 0.5).
  */
@@ -146,6 +146,7 @@ public final class CheckpointStorageCheckModule implements TaskModule, FleetChec
             throws ModuleException {
         String check = label + ".write_throughput";
         Optional<Double> min = Probes.number(params, "min_write_mbps");
+        min.ifPresent(m -> report.measured("min_write_mbps", m));
         String expected = min.map(m -> ">= " + Probes.figure(m) + " MB/s").orElse("-");
         Optional<byte[]> content = context.host().readFile(resultFile);
         if (content.isEmpty()) {

@@ -20,7 +20,8 @@ class BuiltInModulesTest {
         assertEquals(Set.of("file", "copy", "template", "lineinfile", "blockinfile", "command", "shell",
                 "assert", "fail", "debug", "set_fact", "sysctl", "limits", "service", "package", "mount", "hosts",
                 "authorized_key", "ssh_known_hosts", "image",
-                "gpu", "cuda_stack", "nccl_bandwidth", "ib", "clock", "limits_check", "storage", "image_consistency", "ssh_mesh"), names);
+                "gpu", "cuda_stack", "nccl_bandwidth", "ib", "clock", "limits_check", "storage", "image_consistency", "ssh_mesh",
+                "gpu_fabric", "rdma", "checkpoint_storage", "toolchain"), names);
     }
 
     @Test

@@ -16,6 +16,7 @@ import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Playbook;
 import dev.provision.engine.playbook.PlaybookLoader;
 import dev.provision.engine.report.HumanOutput;
+import dev.provision.engine.report.HtmlReport;
 import dev.provision.engine.report.JsonReport;
 import dev.provision.engine.report.Listeners;
 import dev.provision.engine.report.ProgressLine;
@@ -114,6 +115,9 @@ public final class ProvisionCommand implements Callable<Integer> {
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write a machine-readable report to FILE.")
     Path json;
+
+    @Option(names = "--report", paramLabel = "FILE.html", description = "Also write the check rows (preflight.yml) as one self-contained HTML page: node x check grid, charts, verdict.")
+    Path htmlReport;
 
     @Option(names = "--detailed-exitcodes", description = "Exit with 6 when changes were made (or, with --check, are pending).")
     boolean detailedExitCodes;
@@ -332,6 +336,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (report != null && report.failure().isPresent()) {
             err.println("WARNING: could not write the JSON report " + json + ": " + report.failure().get().getMessage());
         }
+        if (html != null && html.failure().isPresent()) {
+            err.println("WARNING: could not write the HTML report " + htmlReport + ": " + html.failure().get().getMessage());
+        }
         if (summary.interrupted()) {
             return ExitCode.INTERRUPTED;
         }
@@ -462,6 +469,8 @@ public final class ProvisionCommand implements Callable<Integer> {
         return Optional.of(fromEnvironment == null ? new char[0] : fromEnvironment.toCharArray());
     }
 
+    private HtmlReport html;
+
     private RunListener listener(JsonReport report) {
         boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
         List<RunListener> listeners = new ArrayList<>();
@@ -472,6 +481,10 @@ public final class ProvisionCommand implements Callable<Integer> {
         listeners.add(new HumanOutput(out, color, diff, verbose.length));
         if (report != null) {
             listeners.add(report);
+        }
+        html = htmlReport == null ? null : new HtmlReport(htmlReport);
+        if (html != null) {
+            listeners.add(html);
         }
         return new Listeners(listeners);
     }

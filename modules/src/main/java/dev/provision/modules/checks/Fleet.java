@@ -44,7 +44,10 @@ final class Fleet {
         return rows;
     }
 
-    /** Fails hosts whose figure is below {@code fraction} of the fleet median (slow-node detection). */
+    /**
+     * Fails hosts whose figure is below {@code fraction} of the fleet median (slow-node detection);
+     * a failing row names every outlier (the first few), so one row read says how wide the fault is.
+     */
     static Map<String, List<Map<String, Object>>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
                                                                  String key, double fraction) {
         Map<String, Double> byHost = numbers(results, key);
@@ -54,11 +57,36 @@ final class Fleet {
         }
         double median = median(byHost.values());
         double floor = median * fraction;
-        byHost.forEach((host, v) -> rows.put(host, List.of(CheckResult.of(v >= floor, check,
-                String.format(Locale.ROOT, "%.1f %s", v, unit),
-                String.format(Locale.ROOT, ">= %.1f %s (%.0f%% of fleet median %.1f)", floor, unit, fraction * 100, median),
-                "slow node: below the fleet median").toMap())));
+        List<String> outliers = byHost.entrySet().stream().filter(e -> e.getValue() < floor).map(Map.Entry::getKey).toList();
+        String detail = "below the fleet median: " + outliers(outliers, byHost.size());
+        byHost.forEach((host, v) -> rows.put(host, List.of(CheckResult.of(v >= floor, check, shown(v) + " " + unit,
+                String.format(Locale.ROOT, ">= %s %s (%.0f%% of fleet median %s)", shown(floor), unit, fraction * 100, shown(median)),
+                detail).toMap())));
         return rows;
+    }
+
+    /** {@code n3, n7 (2 of 64 hosts)}; past {@value #NAMED} names, {@code ... and 12 more}. */
+    static String outliers(List<String> hosts, int of) {
+        String names = String.join(", ", hosts.subList(0, Math.min(NAMED, hosts.size())))
+                + (hosts.size() > NAMED ? " and " + (hosts.size() - NAMED) + " more" : "");
+        return names + " (" + hosts.size() + " of " + of + " hosts)";
+    }
+
+    private static final int NAMED = 8;
+
+    /** Whole figures without decimals (lanes, 480 GB/s), others with one. */
+    private static String shown(double v) {
+        return v == Math.rint(v) ? Probes.figure(v) : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** The rows of several fleet comparisons, per host in order. */
+    @SafeVarargs
+    static Map<String, List<Map<String, Object>>> merge(Map<String, List<Map<String, Object>>>... parts) {
+        Map<String, List<Map<String, Object>>> all = new LinkedHashMap<>();
+        for (Map<String, List<Map<String, Object>>> part : parts) {
+            part.forEach((host, rows) -> all.computeIfAbsent(host, h -> new ArrayList<>()).addAll(rows));
+        }
+        return all;
     }
 
     /** Fails hosts whose figure is farther than {@code maxSpread}/2 from the fleet median (clock spread). */
@@ -73,13 +101,12 @@ final class Fleet {
         double max = byHost.values().stream().max(Comparator.naturalOrder()).orElseThrow();
         double median = median(byHost.values());
         boolean spreadOk = max - min <= maxSpread;
-        byHost.forEach((host, v) -> {
-            boolean ok = spreadOk || Math.abs(v - median) <= maxSpread / 2;
-            rows.put(host, List.of(CheckResult.of(ok, check,
-                    String.format(Locale.ROOT, "%+.3f s from median (spread %.3f s)", v - median, max - min),
-                    String.format(Locale.ROOT, "spread <= %s s", Probes.figure(maxSpread)),
-                    "clock apart from the fleet").toMap()));
-        });
+        List<String> apart = byHost.entrySet().stream().filter(e -> !spreadOk && Math.abs(e.getValue() - median) > maxSpread / 2)
+                .map(Map.Entry::getKey).toList();
+        byHost.forEach((host, v) -> rows.put(host, List.of(CheckResult.of(!apart.contains(host), check,
+                String.format(Locale.ROOT, "%+.3f s from median (spread %.3f s)", v - median, max - min),
+                String.format(Locale.ROOT, "spread <= %s s", Probes.figure(maxSpread)),
+                "clock apart from the fleet: " + outliers(apart, byHost.size())).toMap())));
         return rows;
     }
 

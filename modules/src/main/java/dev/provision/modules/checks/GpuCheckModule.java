@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -29,13 +30,22 @@ import java.util.stream.Collectors;
  *   <li>{@code expected_model}: a substring of every GPU's name ({@code H200}).
  *   <li>{@code min_driver}: the lowest acceptable driver version ({@code 550.54}).
  *   <li>{@code require_ecc} (default true): ECC mode disabled fails (else warns).
+ *   <li>{@code expected_pcie_gen}, {@code expected_pcie_width}: the link every GPU must train at
+ *       ({@code 5}, {@code 16}); without them, the GPU's own maximum.
+ *   <li>{@code require_persistence} (default true): persistence mode off fails (else warns).
+ *   <li>{@code expected_mig} (default {@code Disabled}): MIG mode every GPU must be in.
+ *   <li>{@code max_temperature} (default 80, Celsius): a GPU hotter than this before any work fails.
  * </ul>
  * Rows: {@code gpu.driver} when nvidia-smi is missing or cannot reach the driver (exit 9),
  * {@code gpu.lost} for GPUs off the bus, {@code gpu.count}, {@code gpu.model},
  * {@code gpu.driver_version}, {@code gpu.ecc_mode}, {@code gpu.ecc_volatile_uncorrected},
  * {@code gpu.ecc_aggregate_uncorrected}, {@code gpu.retired_pages_pending},
- * {@code gpu.remapped_rows_pending}. Result: {@code gpu_count}, {@code gpu_model},
- * {@code driver_version}, {@code gpus} (index, name, uuid, bus_id).
+ * {@code gpu.remapped_rows_pending}; from {@code nvidia-smi -q} ({@link GpuHealthChecks}):
+ * {@code gpu.pcie_link}, {@code gpu.persistence_mode}, {@code gpu.mig_mode}, {@code gpu.throttle},
+ * {@code gpu.temperature}, {@code gpu.recovery_action} (R550+); from the kernel log since boot
+ * ({@link KernelXid}): {@code gpu.xid}, failing on the codes that mean "drain this node". Result: {@code gpu_count}, {@code gpu_model},
+ * {@code driver_version}, {@code gpus} (index, name, uuid, bus_id), {@code pcie_width_min} (the
+ * narrowest link, for the fleet step), {@code xid_codes}.
  */
 public final class GpuCheckModule implements TaskModule, FleetCheck {
     private static final ParamSpec SPEC = ParamSpec.builder()
@@ -43,6 +53,11 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
             .optional("expected_model", Type.STRING)
             .optional("min_driver", Type.STRING)
             .withDefault("require_ecc", Type.BOOL, true)
+            .optional("expected_pcie_gen", Type.INT)
+            .optional("expected_pcie_width", Type.INT)
+            .withDefault("require_persistence", Type.BOOL, true)
+            .optional("expected_mig", Type.STRING)
+            .withDefault("max_temperature", Type.INT, 80L)
             .build();
 
     public GpuCheckModule() {
@@ -78,13 +93,21 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
             });
             return report.measured("gpu_count", 0L).plan();
         }
-        List<GpuInfo> gpus = parse(csv, out, context);
+        Optional<String> query = Optional.empty();
+        List<GpuInfo> gpus = csvRows(csv, out);
+        if (gpus.isEmpty()) {
+            query = Optional.of(query(context));
+            gpus = NvidiaSmiQuery.parse(query.get());
+        }
         problem.ifPresent(p -> {
             NvidiaSmiProblem.GpusLost lost = (NvidiaSmiProblem.GpusLost) p;
             report.add(CheckResult.fail("gpu.lost", lost.gpus().size() + " lost: " + String.join(", ", lost.gpus()), "0 lost",
                     lost.message().isEmpty() ? "GPU fell off the bus" : lost.message()));
         });
         check(params, gpus, report);
+        if (!gpus.isEmpty()) {
+            health(params, query.isPresent() ? query.get() : query(context), context, report);
+        }
         List<Map<String, Object>> listed = gpus.stream().map(g -> {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("index", g.index());
@@ -100,16 +123,44 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
                 .plan();
     }
 
-    private static List<GpuInfo> parse(ProbeResult csv, String out, TaskContext context) throws ModuleException {
+    /** The CSV rows; none when the query was refused (an older driver lacking a field). */
+    private static List<GpuInfo> csvRows(ProbeResult csv, String out) {
         if (csv.ok() || out.contains("Unable to determine the device handle")) {
             try {
                 return NvidiaSmiCsv.parse(out);
             } catch (IllegalArgumentException e) {
-                // fall through to the -q report
+                // the caller falls back to the -q report
             }
         }
-        ProbeResult q = context.host().probe(NvidiaSmiQuery.COMMAND.toArray(String[]::new));
-        return NvidiaSmiQuery.parse(q.stdout());
+        return List.of();
+    }
+
+    private static String query(TaskContext context) throws ModuleException {
+        return context.host().probe(NvidiaSmiQuery.COMMAND.toArray(String[]::new)).stdout();
+    }
+
+    /** Link, modes, slowdowns and temperature from {@code nvidia-smi -q}; Xid events from the kernel log. */
+    private static void health(Params params, String query, TaskContext context, CheckReport report) throws ModuleException {
+        List<GpuHealth> health = GpuHealth.parse(query);
+        OptionalInt gen = params.optInteger("expected_pcie_gen").map(n -> OptionalInt.of(n.intValue())).orElse(OptionalInt.empty());
+        OptionalInt width = params.optInteger("expected_pcie_width").map(n -> OptionalInt.of(n.intValue())).orElse(OptionalInt.empty());
+        String mig = Probes.expectation(params, "expected_mig").orElse("Disabled");
+        if (!mig.equalsIgnoreCase("Enabled") && !mig.equalsIgnoreCase("Disabled")) {
+            throw new ModuleException("expected_mig: must be Enabled or Disabled, got '" + mig + "'");
+        }
+        GpuHealthChecks.Expectations want = new GpuHealthChecks.Expectations(gen, width, params.bool("require_persistence"),
+                mig.equalsIgnoreCase("Enabled") ? "Enabled" : "Disabled", (int) params.integer("max_temperature"));
+        if (health.isEmpty()) {
+            report.add(CheckResult.skip("gpu.pcie_link", "nvidia-smi -q listed no GPU"));
+        } else {
+            report.addAll(GpuHealthChecks.rows(health, want));
+            health.stream().filter(h -> h.pcieWidth().isPresent()).mapToInt(h -> h.pcieWidth().getAsInt()).min()
+                    .ifPresent(w -> report.measured("pcie_width_min", (long) w));
+        }
+        ProbeResult log = context.host().probe("sh", "-c", KernelXid.SCRIPT);
+        List<KernelXid.Event> events = KernelXid.parse(log.stdout());
+        report.add(GpuHealthChecks.xid(log.ok() ? KernelXid.source(log.stdout()) : Optional.empty(), events));
+        report.measured("xid_codes", events.stream().map(e -> (long) e.code()).distinct().toList());
     }
 
     private static void check(Params params, List<GpuInfo> gpus, CheckReport report) throws ModuleException {
@@ -197,10 +248,15 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         return gpus.stream().map(field).distinct().collect(Collectors.joining(", "));
     }
 
-    /** The fleet step: the same GPU model, count and driver on every node. */
+    /**
+     * The fleet step: the same GPU model, count and driver on every node, and no node whose
+     * narrowest PCIe link is narrower than the fleet median's (a node-wide riser or BIOS fault).
+     */
     @Override
     public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
-        return Fleet.sameEverywhere("gpu.same_as_fleet", resultsByHost, r -> Fleet.text(r, "gpu_count").filter(c -> !c.equals("0"))
-                .map(c -> c + " x " + r.getOrDefault("gpu_model", "?") + ", driver " + r.getOrDefault("driver_version", "?")));
+        return Fleet.merge(
+                Fleet.sameEverywhere("gpu.same_as_fleet", resultsByHost, r -> Fleet.text(r, "gpu_count").filter(c -> !c.equals("0"))
+                        .map(c -> c + " x " + r.getOrDefault("gpu_model", "?") + ", driver " + r.getOrDefault("driver_version", "?"))),
+                Fleet.notBelowMedian("gpu.pcie_width_vs_fleet", "lanes", resultsByHost, "pcie_width_min", 1.0));
     }
 }

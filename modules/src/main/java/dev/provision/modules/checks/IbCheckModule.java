@@ -8,7 +8,6 @@ import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +25,7 @@ import java.util.Optional;
  * prefix ({@code mlx5_1} also selects {@code mlx5_10}..). Result: {@code ports}.
  */
 public final class IbCheckModule implements TaskModule {
-    static final String NCCL_CONF = "/etc/nccl.conf";
+    static final String NCCL_CONF = NcclIbHca.NCCL_CONF;
     private static final ParamSpec SPEC = ParamSpec.builder()
             .optional("expected_rate", Type.INT)
             .optional("link_layer", Type.STRING)
@@ -77,7 +76,8 @@ public final class IbCheckModule implements TaskModule {
         return report.measured("ports", ports.stream().map(IbCheckModule::toMap).toList()).plan();
     }
 
-    private static List<IbStatus.Port> ports(TaskContext context) throws ModuleException {
+    /** The node's ports from sysfs, else ibstat; none without InfiniBand/RoCE devices. */
+    static List<IbStatus.Port> ports(TaskContext context) throws ModuleException {
         ProbeResult sysfs = context.host().probe("sh", "-c", IbStatus.SYSFS_SCRIPT);
         List<IbStatus.Port> ports = sysfs.ok() ? IbStatus.parseSysfs(sysfs.stdout()) : List.of();
         if (!ports.isEmpty()) {
@@ -88,27 +88,13 @@ public final class IbCheckModule implements TaskModule {
     }
 
     private static CheckResult ncclIbHca(Params params, TaskContext context) throws ModuleException {
-        Optional<String> value = Probes.expectation(params, "nccl_ib_hca")
-                .or(() -> Optional.ofNullable(context.variables().get("NCCL_IB_HCA")).map(String::valueOf));
+        Optional<String> value = NcclIbHca.lookup(params, context);
         if (value.isEmpty()) {
-            value = context.host().readFile(NCCL_CONF).flatMap(b -> confValue(new String(b, StandardCharsets.UTF_8)));
-        }
-        if (value.isEmpty()) {
-            ProbeResult env = context.host().probe("printenv", "NCCL_IB_HCA");
-            value = env.ok() ? Optional.of(env.stdout().strip()) : Optional.empty();
-        }
-        if (value.isEmpty() || value.get().isBlank()) {
             return CheckResult.skip("ib.nccl_ib_hca", "NCCL_IB_HCA not set: NCCL uses every HCA");
         }
-        String v = value.get().strip();
+        String v = value.get();
         return IbStatus.ncclIbHcaPitfall(v).map(w -> CheckResult.warn("ib.nccl_ib_hca", v, "=NAMES", w))
                 .orElse(CheckResult.pass("ib.nccl_ib_hca", v, "=NAMES"));
-    }
-
-    /** {@code NCCL_IB_HCA=...} from nccl.conf ({@code KEY=VALUE} lines, {@code #} comments). */
-    static Optional<String> confValue(String conf) {
-        return conf.lines().map(String::strip).filter(l -> l.startsWith("NCCL_IB_HCA="))
-                .reduce((first, second) -> second).map(l -> l.substring("NCCL_IB_HCA=".length()).strip());
     }
 
     private static Map<String, Object> toMap(IbStatus.Port p) {

@@ -30,7 +30,7 @@ import java.util.Optional;
  * {@link #DEFAULT_BUSBW} by GPU model (a name substring; {@code busbw_table} adds or overrides
  * entries): single-node, all GPUs over NVLink/NVSwitch, H200 480, H100 460, A100 230 GB/s. It passes
  * at {@code min_fraction} (default 0.8) of that. Result: {@code busbw_gbps} (for slow-node
- * detection against the fleet median), {@code avg_busbw_gbps} (nccl-tests), {@code gpu_model},
+ * detection against the fleet median), {@code expected_busbw_gbps} (when known), {@code avg_busbw_gbps} (nccl-tests), {@code gpu_model},
  * {@code gpu_count}, {@code tool}.
  */
 public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
@@ -115,6 +115,7 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
             }
         }
         report.measured("busbw_gbps", busbw).measured("min_fraction", fraction);
+        expected.ifPresent(e -> report.measured("expected_busbw_gbps", e));
         String measured = String.format(Locale.ROOT, "%.1f GB/s", busbw);
         if (expected.isEmpty()) {
             report.add(CheckResult.warn("nccl.busbw", measured, "-", "no expected figure for " + model + ": set expected_busbw"));

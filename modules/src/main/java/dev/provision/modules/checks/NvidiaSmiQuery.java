@@ -23,9 +23,45 @@ final class NvidiaSmiQuery {
     private NvidiaSmiQuery() {
     }
 
+    /** One GPU's block of the report: its bus id and its leaves by path. */
+    record Block(String busId, Map<String, String> leaves) {
+        Block {
+            leaves = Map.copyOf(leaves);
+        }
+
+        /** The leaf's value normalised by {@link GpuInfo#value}; {@link GpuInfo#UNAVAILABLE} when absent. */
+        String value(String path) {
+            return GpuInfo.value(leaves.getOrDefault(path, ""));
+        }
+    }
+
     static List<GpuInfo> parse(String output) {
-        String driver = GpuInfo.UNAVAILABLE;
+        String driver = driverVersion(output);
         List<GpuInfo> gpus = new ArrayList<>();
+        for (Block b : blocks(output)) {
+            gpus.add(gpu(gpus.size(), b.busId(), driver, b.leaves()));
+        }
+        return gpus;
+    }
+
+    /** The report's header {@code Driver Version}, {@link GpuInfo#UNAVAILABLE} when absent. */
+    static String driverVersion(String output) {
+        for (String line : output.lines().toList()) {
+            String text = line.strip();
+            if (text.startsWith("GPU ")) {
+                break;
+            }
+            int colon = text.indexOf(" : ");
+            if (colon >= 0 && text.substring(0, colon).strip().equals("Driver Version")) {
+                return text.substring(colon + 3).strip();
+            }
+        }
+        return GpuInfo.UNAVAILABLE;
+    }
+
+    /** The per-GPU blocks in report order, leaves keyed by path ({@code PCI/GPU Link Info/Link Width/Max}). */
+    static List<Block> blocks(String output) {
+        List<Block> blocks = new ArrayList<>();
         String busId = null;
         Map<String, String> leaves = new LinkedHashMap<>();
         List<String> path = new ArrayList<>();
@@ -37,22 +73,19 @@ final class NvidiaSmiQuery {
             String text = line.strip();
             if (indent == 0 && text.startsWith("GPU ") && !text.contains(":  ") && !text.contains(" : ")) {
                 if (busId != null) {
-                    gpus.add(gpu(gpus.size(), busId, driver, leaves));
+                    blocks.add(new Block(busId, leaves));
                 }
                 busId = text.substring(4).strip();
                 leaves = new LinkedHashMap<>();
                 path.clear();
                 continue;
             }
+            if (busId == null) {
+                continue;
+            }
             int colon = text.indexOf(" : ");
             String key = (colon >= 0 ? text.substring(0, colon) : text.endsWith(":") ? text.substring(0, text.length() - 1) : text).strip();
             String value = colon >= 0 ? text.substring(colon + 3).strip() : null;
-            if (busId == null) {
-                if (key.equals("Driver Version") && value != null) {
-                    driver = value;
-                }
-                continue;
-            }
             int level = Math.max(0, indent / 4 - 1);
             while (path.size() > level) {
                 path.remove(path.size() - 1);
@@ -64,9 +97,9 @@ final class NvidiaSmiQuery {
             }
         }
         if (busId != null) {
-            gpus.add(gpu(gpus.size(), busId, driver, leaves));
+            blocks.add(new Block(busId, leaves));
         }
-        return gpus;
+        return blocks;
     }
 
     private static List<String> append(List<String> path, String key) {

@@ -135,7 +135,7 @@ public final class StorageCheckModule implements TaskModule {
                 "stale marker: " + peer + " did not write it in this run");
     }
 
-    private static String absolute(String param, String path) throws ModuleException {
+    static String absolute(String param, String path) throws ModuleException {
         if (!path.startsWith("/") || List.of(path.split("/")).contains("..")) {
             throw new ModuleException(param + ": '" + path + "' must be an absolute path without '..'");
         }

@@ -1,15 +1,18 @@
 /**
- * Pre-flight readiness checks ({@code gpu}, {@code cuda_stack}, {@code nccl_bandwidth}, {@code ib},
- * {@code clock}, {@code limits_check}, {@code storage}, {@code image_consistency},
+ * Pre-flight readiness checks ({@code gpu}, {@code gpu_fabric}, {@code cuda_stack},
+ * {@code nccl_bandwidth}, {@code ib}, {@code rdma}, {@code clock}, {@code limits_check},
+ * {@code storage}, {@code checkpoint_storage}, {@code toolchain}, {@code image_consistency},
  * {@code ssh_mesh}): can this node train?
  *
  * <p>Each check module probes the host read-only, hands the output to a pure parser (one per tool:
  * {@code NvidiaSmiCsv}, {@code NvidiaSmiQuery}, {@code NcclTestsOutput}, {@code IbStatus},
- * {@code ChronyTracking}, ...) and returns a converged {@link dev.provision.modules.spi.Plan} whose
+ * {@code ChronyTracking}, {@code KernelXid}, {@code NvlinkStatus}, {@code DfOutput}, {@code DdOutput}, ...) and returns a converged {@link dev.provision.modules.spi.Plan} whose
  * {@code result} holds the table ({@link CheckReport#CHECKS}: one {@link CheckResult#toMap()} per
  * row), {@code failed: true} when any row failed, and the measured values the engine compares
  * across the fleet. Checks do not throw on a failed verdict: the engine needs the table of a
- * failing host too, and fails the task itself when {@code result.failed} is true. The one check
- * that writes ({@code storage} with {@code write_marker}) says so in its change summary.
+ * failing host too, and fails the task itself when {@code result.failed} is true. The checks
+ * that write ({@code storage} with {@code write_marker}, {@code checkpoint_storage} with
+ * {@code write_test}) say so in their change summary ({@code check write: ...}) and leave the
+ * reading back to a later task.
  */
 package dev.provision.modules.checks;

@@ -70,4 +70,37 @@ class FleetTest {
         assertEquals("fail", verdict(rows, "c"));
         assertEquals("pass", verdict(rows, "a"));
     }
+
+    @Test
+    void slowNodeRowsNameEveryOutlier() {
+        var rows = new NcclBandwidthCheckModule().compare(results(
+                "a", "busbw_gbps", 480.0, "b", "busbw_gbps", 120.0, "c", "busbw_gbps", 300.0, "d", "busbw_gbps", 481.0, "e", "busbw_gbps", 479.0));
+        assertEquals("fail", verdict(rows, "b"));
+        assertEquals("below the fleet median: b, c (2 of 5 hosts)", rows.get("c").get(0).get("detail"));
+        assertEquals("120 GB/s", rows.get("b").get(0).get("measured"));
+        assertEquals(">= 383.2 GB/s (80% of fleet median 479)", rows.get("b").get(0).get("expected"));
+    }
+
+    @Test
+    void aNodeWithANarrowerPcieLinkThanTheFleetFails() {
+        Map<String, Map<String, Object>> results = new java.util.LinkedHashMap<>();
+        for (int i = 1; i <= 20; i++) {
+            results.put("gpu" + i, Map.of("gpu_count", 8L, "gpu_model", "NVIDIA H200", "driver_version", "580.159.04",
+                    "pcie_width_min", i == 7 ? 8L : 16L));
+        }
+        var rows = new GpuCheckModule().compare(results);
+        assertEquals(2, rows.get("gpu7").size(), "same-as-fleet and width rows");
+        Map<String, Object> width = rows.get("gpu7").get(1);
+        assertEquals("gpu.pcie_width_vs_fleet", width.get("check"));
+        assertEquals("fail", width.get("verdict"));
+        assertEquals("8 lanes", width.get("measured"));
+        assertEquals("below the fleet median: gpu7 (1 of 20 hosts)", width.get("detail"));
+        assertEquals("pass", rows.get("gpu8").get(1).get("verdict"));
+    }
+
+    @Test
+    void longOutlierListsAreCut() {
+        assertEquals("h0, h1, h2, h3, h4, h5, h6, h7 and 4 more (12 of 500 hosts)",
+                Fleet.outliers(java.util.stream.IntStream.range(0, 12).mapToObj(i -> "h" + i).toList(), 500));
+    }
 }

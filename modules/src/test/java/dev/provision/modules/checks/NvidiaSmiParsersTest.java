@@ -135,4 +135,44 @@ class NvidiaSmiParsersTest {
         assertEquals(Optional.of("580.159.04"), NvidiaSmiHeader.driverVersion(banner));
         assertEquals(Optional.of("13.0"), NvidiaSmiHeader.cudaVersion(output("h200-1gpu/nvidia-smi-q.txt")));
     }
+
+    @Test
+    void readsLinkModesAndClocksFromTheRealFullReport() {
+        GpuHealth g = GpuHealth.parse(output("h200-1gpu/nvidia-smi-q.txt")).get(0);
+        assertEquals("00000000:00:06.0", g.busId());
+        assertEquals("Gen5 x16", g.link());
+        assertEquals("Gen5 x16", g.fullLink());
+        assertEquals("Enabled", g.persistenceMode());
+        assertEquals("Disabled", g.migCurrent());
+        assertTrue(g.idle(), "the capture was taken with no work on the GPU");
+        assertEquals(List.of(), g.hwSlowdowns());
+        assertEquals(0, g.thermalThrottleMicros());
+        assertEquals(35, g.temperatureC().getAsInt());
+        assertEquals("None", g.recoveryAction());
+    }
+
+    @Test
+    void readsADegradedLinkAndActiveSlowdownsFromTheDocumentedLayout() {
+        List<GpuHealth> gpus = GpuHealth.parse(output("synthetic/nvidia-smi-q-gen4-x8.txt"));
+        assertEquals(2, gpus.size());
+        GpuHealth bad = gpus.get(1);
+        assertEquals("3B:00.0", bad.shortBusId());
+        assertEquals("Gen4 x8", bad.link());
+        assertEquals(List.of("HW Slowdown", "HW Thermal Slowdown"), bad.hwSlowdowns());
+        assertEquals(2_500_000, bad.thermalThrottleMicros());
+    }
+
+    @Test
+    void readsXidEventsFromJournalctlAndDmesgLines() {
+        List<KernelXid.Event> events = KernelXid.parse(output("synthetic/kernel-log-xid79.txt"));
+        assertEquals(3, events.size());
+        assertEquals(new KernelXid.Event("0000:3b:00", 79, "pid='<unknown>', name=<unknown>, GPU has fallen off the bus."), events.get(2));
+        assertTrue(events.get(2).drainWorthy());
+        assertEquals(Optional.of("journalctl"), KernelXid.source(output("synthetic/kernel-log-xid79.txt")));
+        KernelXid.Event old = KernelXid.parse(output("synthetic/kernel-log-xid13-dmesg.txt")).get(0);
+        assertEquals("0000:18:00", old.pci(), "older drivers print the address without PCI:");
+        assertEquals(13, old.code());
+        assertTrue(!old.drainWorthy());
+        assertEquals(Optional.empty(), KernelXid.source(output("synthetic/kernel-log-unreadable.txt")));
+    }
 }

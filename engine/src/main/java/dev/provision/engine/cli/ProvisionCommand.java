@@ -574,8 +574,12 @@ public final class ProvisionCommand implements Callable<Integer> {
                 shown.add(a);
                 continue;
             }
-            shown.add("-e");
-            shown.add(value.startsWith("@") ? value : HIDDEN_VARS);
+            String replacement = value.startsWith("@") ? value : HIDDEN_VARS;
+            boolean repeated = replacement.equals(HIDDEN_VARS) && shown.size() >= 2 && shown.getLast().equals(HIDDEN_VARS);
+            if (!repeated) { // several inline -e in a row: one placeholder says it
+                shown.add("-e");
+                shown.add(replacement);
+            }
             if (separate) {
                 i++;
             }

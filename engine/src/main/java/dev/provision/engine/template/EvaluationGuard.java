@@ -55,6 +55,21 @@ final class EvaluationGuard {
     /** Templates that passed a limit, with what the user was told. */
     private final Map<Template, String> refused = new ConcurrentHashMap<>();
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    /**
+     * Whether the JVM counts each thread's allocations (its {@code jdk.management} module; a jlink
+     * runtime may leave it out, and then only CPU time and output size bound a template). Asked once:
+     * touching {@code com.sun.management} without that module is a NoClassDefFoundError.
+     */
+    private static final boolean COUNTS_ALLOCATION = countsAllocation();
+
+    private static boolean countsAllocation() {
+        try {
+            return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean counting
+                    && counting.isThreadAllocatedMemorySupported();
+        } catch (LinkageError absent) {
+            return false;
+        }
+    }
 
     EvaluationGuard(Limits limits) {
         this(limits, Math.max(2, Runtime.getRuntime().availableProcessors()));
@@ -175,8 +190,7 @@ final class EvaluationGuard {
                 startNanos = System.nanoTime();
                 // The current thread's own counters: cheaper than asking about a thread by id.
                 startCpu = threads.isThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : -1;
-                startAllocated = threads instanceof com.sun.management.ThreadMXBean counting
-                        && counting.isThreadAllocatedMemorySupported() ? counting.getCurrentThreadAllocatedBytes() : -1;
+                startAllocated = COUNTS_ALLOCATION ? ((com.sun.management.ThreadMXBean) threads).getCurrentThreadAllocatedBytes() : -1;
             }
             try {
                 result.complete(work.run());
@@ -254,10 +268,7 @@ final class EvaluationGuard {
 
     /** Bytes the thread has allocated; -1 where the JVM cannot tell. */
     private long allocated(Thread thread) {
-        if (threads instanceof com.sun.management.ThreadMXBean counting && counting.isThreadAllocatedMemorySupported()) {
-            return counting.getThreadAllocatedBytes(thread.threadId());
-        }
-        return -1;
+        return COUNTS_ALLOCATION ? ((com.sun.management.ThreadMXBean) threads).getThreadAllocatedBytes(thread.threadId()) : -1;
     }
 
     private static ThreadFactory workerThreads() {

@@ -147,6 +147,6 @@ class ProvisionCommandTest {
             assertFalse(printed.contains(secret), secret + " in:\n" + printed);
             assertFalse(report.contains(secret), secret + " in the report:\n" + report);
         }
-        assertTrue(printed.contains("-e '<your -e values>' -e '<your -e values>' -e @" + vars), printed);
+        assertTrue(printed.contains("-e '<your -e values>' -e @" + vars), printed);
     }
 }

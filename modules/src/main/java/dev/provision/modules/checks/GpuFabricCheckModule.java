@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
  * <p>NVSwitches are found in sysfs ({@link #NVSWITCH_SCRIPT}: NVIDIA PCI functions of class 0x0680,
  * "bridge/other", as NVSwitches enumerate); {@code nvswitch: true|false} overrides the detection.
  * Rows: {@code gpu_fabric.nvswitch} (how many), {@code gpu_fabric.fabricmanager}
- * ({@code systemctl is-active nvidia-fabricmanager}, else {@code pgrep -x nv-fabricmanager} where
+ * ({@code systemctl is-active nvidia-fabricmanager}, else {@code pgrep -f} for the nv-fabricmanager binary where
  * there is no systemd), {@code gpu_fabric.state} (every GPU's {@code Fabric/State} in
  * {@code nvidia-smi -q} is {@code Completed} and its {@code Status} {@code Success}),
  * {@code gpu_fabric.nvlink} ({@code nvidia-smi nvlink -s}: every listed link up, every GPU with
@@ -31,6 +31,7 @@ public final class GpuFabricCheckModule implements TaskModule {
     /** Read-only: prints the PCI address of each NVIDIA bridge-class function (an NVSwitch). */
     static final String NVSWITCH_SCRIPT = "for d in /sys/bus/pci/devices/*; do [ -r \"$d/vendor\" ] || continue; "
             + "[ \"$(cat \"$d/vendor\")\" = 0x10de ] || continue; case \"$(cat \"$d/class\")\" in 0x0680*) echo \"${d##*/}\";; esac; done";
+    static final java.util.List<String> PGREP = java.util.List.of("pgrep", "-f", "(^|/)nv-fabricmanager( |$)");
     static final String SERVICE = "nvidia-fabricmanager";
 
     private static final ParamSpec SPEC = ParamSpec.builder()
@@ -84,7 +85,9 @@ public final class GpuFabricCheckModule implements TaskModule {
         ProbeResult systemctl = context.host().probe("systemctl", "is-active", SERVICE);
         String state = systemctl.stdout().strip();
         if (systemctl.exitCode() == Probes.NOT_FOUND) {
-            ProbeResult pgrep = context.host().probe("pgrep", "-x", "nv-fabricmanager");
+            // -f: the kernel keeps 15 characters of a process name, so "nv-fabricmanager" never matches -x
+            // (pgrep says so on the H200 host; docs/preflight-h200/captures-2026-12-02.txt).
+            ProbeResult pgrep = context.host().probe(PGREP.toArray(String[]::new));
             state = pgrep.ok() ? "active" : "not running";
         }
         return CheckResult.of(state.equals("active"), "gpu_fabric.fabricmanager", state.isEmpty() ? "unknown" : state, "active",

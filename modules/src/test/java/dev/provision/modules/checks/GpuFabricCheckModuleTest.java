@@ -89,7 +89,7 @@ class GpuFabricCheckModuleTest {
         FakeHost host = hgx("synthetic/systemctl-fabricmanager-inactive.txt", "synthetic/nvidia-smi-q-fabric-completed.txt",
                 "synthetic/nvidia-smi-nvlink-8gpu-one-down.txt")
                 .probe(SYSTEMCTL, new ProbeResult(127, "", "sh: systemctl: not found\n"))
-                .probe(1, "", "", "pgrep", "-x", "nv-fabricmanager");
+                .probe(1, "", "", GpuFabricCheckModule.PGREP.toArray(String[]::new));
         assertEquals("not running", row(plan(host, Args.of()), "gpu_fabric.fabricmanager").get("measured"));
     }
 

@@ -65,14 +65,20 @@ class InterruptedRunIT {
 
         int killedMidRun = 0;
         String current = hashB;
+        // Kill moments spread over a run's length, as the runs show it: the first run may be slow
+        // (a loaded machine); a run that ends before its kill shortens the window to its own length.
+        long window = fullRunMillis;
         for (int i = 0; i < TRIES; i++) {
             boolean writeA = current.equals(hashB);
             Path playbook = playbook("try" + i, writeA ? a : b);
-            long delay = (long) (fullRunMillis * (0.2 + random.nextDouble() * 1.0));
+            long delay = (long) (window * (0.1 + random.nextDouble() * 0.9));
+            long started = System.nanoTime();
             Process run = ProvisionRun.start(args(playbook), ProcessBuilder.Redirect.DISCARD);
             if (!run.waitFor(delay, TimeUnit.MILLISECONDS)) {
                 run.destroyForcibly(); // SIGKILL: the launcher execs the JVM, so this is the controller
                 killedMidRun++;
+            } else {
+                window = Math.min(window, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
             }
             assertTrue(run.waitFor(60, TimeUnit.SECONDS), "the killed controller ends");
             // A write the node had received whole goes on committing after the controller died.
@@ -82,8 +88,8 @@ class InterruptedRunIT {
                     "try " + i + " (killed after " + delay + " ms): the target holds neither the old nor the new content, but " + now);
             current = now;
         }
-        System.out.println("InterruptedRunIT: " + killedMidRun + " of " + TRIES + " runs killed mid-run (full run "
-                + fullRunMillis + " ms)");
+        System.out.println("InterruptedRunIT: " + killedMidRun + " of " + TRIES + " runs killed mid-run (first run "
+                + fullRunMillis + " ms, kill window at the end " + window + " ms)");
         assertTrue(killedMidRun >= TRIES / 2, "most tries really killed a running controller");
 
         ProvisionRun converge = ProvisionRun.of(args(playbook("final", a)));

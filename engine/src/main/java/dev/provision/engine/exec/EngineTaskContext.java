@@ -90,8 +90,47 @@ final class EngineTaskContext implements TaskContext {
         };
     }
 
+    /**
+     * The task's variables, without {@code check_mode}: a module never learns whether it runs in a
+     * dry run (templates the user writes may read it, as Ansible's {@code ansible_check_mode}).
+     */
     @Override
     public Map<String, Object> variables() {
-        return vars;
+        return new WithoutCheckMode(vars);
+    }
+
+    /** A view, not a copy: reading every variable could render ones the module never asks for. */
+    private static final class WithoutCheckMode extends java.util.AbstractMap<String, Object> {
+        private static final String HIDDEN = "check_mode";
+        private final Map<String, Object> vars;
+
+        WithoutCheckMode(Map<String, Object> vars) {
+            this.vars = vars;
+        }
+
+        @Override
+        public Object get(Object key) {
+            return HIDDEN.equals(key) ? null : vars.get(key);
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return !HIDDEN.equals(key) && vars.containsKey(key);
+        }
+
+        @Override
+        public java.util.Set<Entry<String, Object>> entrySet() {
+            return new java.util.AbstractSet<>() {
+                @Override
+                public java.util.Iterator<Entry<String, Object>> iterator() {
+                    return vars.entrySet().stream().filter(e -> !HIDDEN.equals(e.getKey())).iterator();
+                }
+
+                @Override
+                public int size() {
+                    return vars.size() - (vars.containsKey(HIDDEN) ? 1 : 0);
+                }
+            };
+        }
     }
 }

@@ -111,7 +111,9 @@ public final class RunChecks {
     private static void handlers(Play play, List<String> problems) {
         Set<String> topics = new HashSet<>();
         for (Task h : play.handlers()) {
-            topics.add(h.name());
+            if (!h.name().isEmpty()) {
+                topics.add(h.name());
+            }
             topics.addAll(h.listen());
         }
         for (Task t : Executor.allTasks(play)) {
@@ -210,6 +212,8 @@ public final class RunChecks {
         if (problems.isEmpty()) {
             return;
         }
+        // A task that two plays share (a role) is checked once per play: say it once.
+        problems = List.copyOf(new LinkedHashSet<>(problems));
         // One problem keeps its one-line form; several are one per line, each with its position.
         String first = problems.getFirst();
         String message = problems.size() == 1 ? first : problems.size() + " problems:\n  " + String.join("\n  ", problems);

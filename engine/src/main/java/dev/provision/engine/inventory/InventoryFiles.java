@@ -4,10 +4,7 @@ import dev.provision.engine.playbook.YamlDocument;
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.source.SourcePosition;
 import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -78,17 +75,9 @@ final class InventoryFiles {
         }
     }
 
+    /** Bounded in size, strict UTF-8 with the line, column and byte offset of a bad byte (one reader for every file). */
     private static String text(Path file) throws InvalidInputException {
-        SourcePosition whole = new SourcePosition(file.toString(), 0, 0);
-        try {
-            return Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            throw new InvalidInputException(whole, "inventory file not found");
-        } catch (CharacterCodingException e) {
-            throw new InvalidInputException(whole, "inventory file is not valid UTF-8 text");
-        } catch (IOException e) {
-            throw new InvalidInputException(whole, "cannot read inventory file: " + e.getMessage());
-        }
+        return dev.provision.engine.source.TextFiles.read(file, "inventory");
     }
 
     /**

@@ -47,12 +47,19 @@ final class Verdict {
             problems.add("a Java exception named in the output (" + thrown.group() + ")");
         }
         List<String> errLines = outcome.err().lines().filter(l -> !l.isBlank()).toList();
-        if (outcome.exitCode() == 4 && (errLines.size() != 1 || !errLines.get(0).startsWith("ERROR: "))) {
+        // One ERROR line; or, where the checks before contact found several problems at once,
+        // "ERROR: N problems:" and one indented line each, every one with its position.
+        boolean several = !errLines.isEmpty() && errLines.get(0).matches("ERROR: \\d+ problems:")
+                && errLines.size() == Integer.parseInt(errLines.get(0).replaceAll("\\D", "")) + 1
+                && errLines.subList(1, errLines.size()).stream().allMatch(l -> l.startsWith("  "));
+        if (outcome.exitCode() == 4 && !several && (errLines.size() != 1 || !errLines.get(0).startsWith("ERROR: "))) {
             problems.add("invalid input, but not exactly one ERROR line on stderr");
         }
         for (String line : errLines) {
-            if (line.startsWith("ERROR: ")) {
+            if (line.startsWith("ERROR: ") && !several) {
                 checkPosition(line.substring("ERROR: ".length()), dir, problems);
+            } else if (several && line.startsWith("  ")) {
+                checkPosition(line.strip(), dir, problems);
             }
         }
         var failed = FAILED_TASK.matcher(outcome.out());

@@ -200,6 +200,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         CommandLine cli = new CommandLine(command);
         // Before the settings below: picocli passes them on to the subcommands it already has.
         cli.addSubcommand("migrate", new MigrateCommand(out, err));
+        cli.addSubcommand("doc", new DocCommand(out, err));
+        cli.addSubcommand("completion", new CompletionCommand(out));
+        cli.addSubcommand("man", new ManCommand(out));
         // "-e @vars.yml" is ours (extra vars from a file), not picocli's argument-file expansion.
         cli.setExpandAtFiles(false);
         cli.setOut(new PrintWriter(out, true));

@@ -337,6 +337,9 @@ final class TaskParser {
                         break;
                     }
                     String candidate = canonical(e.key());
+                    if (!catalog.names().contains(candidate) && catalog.names().contains(collectionFree(candidate))) {
+                        candidate = collectionFree(candidate);
+                    }
                     if (!catalog.names().contains(candidate)) {
                         throw unknownModuleOrKeyword(doc, e);
                     }
@@ -364,9 +367,25 @@ final class TaskParser {
             readArgs(doc, argsMapping, module, spec, args, argPositions);
         }
         Node moduleValue = moduleEntry.value();
+        boolean keyValueForm = moduleValue instanceof ScalarNode plain && !YamlDocument.isNull(plain) && spec.freeForm().isEmpty()
+                && KEY_VALUE_ARGS.matcher(plain.getValue()).matches();
         switch (moduleValue) {
             case MappingNode m -> readArgs(doc, m, module, spec, args, argPositions);
             case ScalarNode s when YamlDocument.isNull(s) -> {
+            }
+            case ScalarNode s when keyValueForm -> {
+                // Ansible's k=v form ("copy: src=a dest=/b mode=0644"): the same as the mapping
+                SourcePosition at = doc.position(s);
+                for (String word : dev.provision.modules.text.ShellWords.split(Values.string(doc, s, module))) {
+                    int eq = word.indexOf('=');
+                    String key = word.substring(0, eq);
+                    if (spec.lookup(key).isEmpty() && !spec.acceptsAnyKeys()) {
+                        throw new InvalidInputException(at, "module '" + module + "' has no parameter '" + key + "' ("
+                                + paramList(spec) + ")");
+                    }
+                    args.put(spec.lookup(key).map(ParamSpec.Param::name).orElse(key), word.substring(eq + 1));
+                    argPositions.put(key, at);
+                }
             }
             case ScalarNode s -> {
                 if (spec.freeForm().isEmpty()) {
@@ -538,6 +557,23 @@ final class TaskParser {
     }
 
     /** {@code ansible.builtin.copy} and {@code ansible.legacy.copy} are {@code copy}. */
+    /** {@code key=value} words, as Ansible's k=v module arguments (quoted values allowed). */
+    private static final java.util.regex.Pattern KEY_VALUE_ARGS =
+            java.util.regex.Pattern.compile("\\s*[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\\S*)(?:\\s+[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\\S*))*\\s*");
+
+    /**
+     * A module of a collection that provision has under its own name with the same meaning:
+     * {@code ansible.posix.sysctl}, {@code community.general.*} (the caller checks that it exists).
+     */
+    static String collectionFree(String key) {
+        for (String prefix : List.of("ansible.posix.", "community.general.")) {
+            if (key.startsWith(prefix)) {
+                return key.substring(prefix.length());
+            }
+        }
+        return key;
+    }
+
     static String canonical(String key) {
         for (String prefix : List.of("ansible.builtin.", "ansible.legacy.")) {
             if (key.startsWith(prefix)) {

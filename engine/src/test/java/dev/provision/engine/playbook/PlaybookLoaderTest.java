@@ -142,6 +142,42 @@ class PlaybookLoaderTest {
     }
 
     @Test
+    void readsAnsiblesKeyValueArgumentsAsTheMapping() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - copy: dest=/etc/motd content="hello world" mode='0644'
+                    - file: path=/srv/a state=directory
+                """);
+        Task copy = task(playbook.plays().getFirst().tasks(), 0);
+        assertEquals(Map.of("dest", "/etc/motd", "content", "hello world", "mode", "0644"), copy.args());
+        Task file = task(playbook.plays().getFirst().tasks(), 1);
+        assertEquals(Map.of("path", "/srv/a", "state", "directory"), file.args());
+    }
+
+    @Test
+    void aKeyValueArgumentThatTheModuleLacksIsRefusedAtItsLine() throws Exception {
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  tasks:
+                    - copy: dest=/etc/motd bogus=1
+                """));
+        assertTrue(e.getMessage().endsWith(":3:13: module 'copy' has no parameter 'bogus' (content, dest, mode, src)"), e.getMessage());
+    }
+
+    @Test
+    void mapsCollectionModulesThatProvisionHasUnderTheirOwnName() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - community.general.copy: {dest: /x, content: a}
+                    - ansible.posix.file: {path: /y}
+                """);
+        assertEquals("copy", task(playbook.plays().getFirst().tasks(), 0).module());
+        assertEquals("file", task(playbook.plays().getFirst().tasks(), 1).module());
+    }
+
+    @Test
     void keepsAFreeFormStringAndMergesArgs() throws Exception {
         Playbook playbook = load("""
                 - hosts: all

@@ -19,6 +19,7 @@ final class Facts {
             "printf 'hostname=%s\\n' \"$(cat /proc/sys/kernel/hostname 2>/dev/null)\"",
             "printf 'fqdn=%s\\n' \"$(hostname -f 2>/dev/null)\"",
             "printf 'kernel=%s\\n' \"$(uname -r)\"",
+            "[ -r /etc/debian_version ] && printf 'debian_version=%s\\n' \"$(cat /etc/debian_version)\"",
             "printf 'architecture=%s\\n' \"$(uname -m)\"",
             "printf 'processor_count=%s\\n' \"$(getconf _NPROCESSORS_ONLN 2>/dev/null)\"",
             "printf 'user=%s\\n' \"$(id -un)\"",

@@ -68,6 +68,9 @@ final class PlayContext {
         magic.put("play_hosts", progress == null ? playHosts : new PlayHostsView(host.name(), progress, playHosts));
         magic.put("check_mode", options.check());
         magic.put("facts", host.facts());
+        Map<String, Object> ansibleFacts = AnsibleFacts.of(host.facts());
+        magic.put("ansible_facts", ansibleFacts);
+        AnsibleFacts.injected(ansibleFacts).forEach(magic::putIfAbsent);
         Map<String, Object> raw = VarScope.builder()
                 .layer(task.role().map(r -> r.defaults()).orElse(Map.of()))
                 .layer(host.host.vars())

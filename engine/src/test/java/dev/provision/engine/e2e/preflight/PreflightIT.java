@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.provision.engine.e2e.SiteCluster.Result;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -177,6 +178,42 @@ class PreflightIT {
                 "node03", "storage.mounted, storage.readback, ssh_mesh.reachable", "node05", "limits.nofile, ssh_mesh.reachable", "node06", "clock.chronyd, ssh_mesh.reachable");
         verdicts.forEach((host, failed) -> assertTrue(Pattern.compile("(?m)^failed: \\[" + host + "\\] => playbooks/preflight\\.yml:\\d+:\\d+: "
                 + "not ready to train, failed: " + Pattern.quote(failed) + " \\(see the tables above\\)$").matcher(out).find(), host + ":\n" + out));
+    }
+
+    /**
+     * The faults of the newer checks, planted on nodes of their own: node07's checkpoint path is a
+     * small tmpfs that is nearly full, node08 lacks numactl. Each is named on its node and no other,
+     * and the HTML report shows both red.
+     */
+    @Test
+    @Order(4)
+    void aNearlyFullCheckpointPathAndAMissingNumactlAreNamedOnTheirNodes() throws Exception {
+        for (int k = 1; k <= NODES; k++) {
+            SiteCluster.inNode(k, "mkdir -p /srv/ckpt").expectSuccess(node(k) + ": checkpoint directory");
+        }
+        SiteCluster.inNode(7, "set -e; mount -t tmpfs -o size=8m ckpt /srv/ckpt; head -c 8200000 /dev/zero > /srv/ckpt/old-checkpoint")
+                .expectSuccess("node07: a nearly full checkpoint path");
+        SiteCluster.inNode(8, "dpkg -r numactl >/dev/null 2>&1; ! command -v numactl").expectSuccess("node08: no numactl");
+        Path json = tmp.resolve("new-checks.json");
+        Path html = tmp.resolve("new-checks.html");
+        try {
+            Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PREFLIGHT,
+                    "-e", "preflight_checks=checkpoint_storage,toolchain", "-e", "checkpoint_path=/srv/ckpt",
+                    "-e", "write_test_size=1M", "--json", json.toString(), "--report", html.toString());
+            System.out.println("=== pre-flight, checkpoint storage and toolchain (exit " + run.exitCode() + ")\n" + run.output());
+            assertEquals(2, run.exitCode(), run.output());
+            Report report = Report.read(json);
+            for (int k = 1; k <= NODES; k++) {
+                Set<String> failing = report.failing(node(k));
+                assertEquals(k == 7, failing.contains("checkpoint.free"), node(k) + " " + failing + ":\n" + run.output());
+                assertEquals(k == 8, failing.contains("toolchain.numactl"), node(k) + " " + failing + ":\n" + run.output());
+            }
+            String page = Files.readString(html);
+            assertTrue(page.contains("node07") && page.contains("node08") && page.contains("checkpoint.free"), "the report names both");
+        } finally {
+            SiteCluster.inNode(7, "umount /srv/ckpt || :");
+            SiteCluster.inNode(8, "apt-get install -y -qq --no-install-recommends numactl >/dev/null 2>&1 || :");
+        }
     }
 
     /** Each fault as a sysadmin could cause it, through the node's own tools (no SSH involved). */

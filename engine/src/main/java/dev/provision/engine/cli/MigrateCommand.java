@@ -27,7 +27,7 @@ import picocli.CommandLine.Parameters;
  * gets a {@code .ftl} twin beside it.
  */
 @Command(name = "migrate", mixinStandardHelpOptions = true,
-        description = {"Rewrite Jinja2 ({{ x }}, {% if %}, when: x is defined) as provision's FreeMarker.",
+        description = {"Rewrite Jinja2 ({{ x }}, {%% if %%}, when: x is defined) as provision's FreeMarker.",
             "Shows a diff; changes nothing without --write. Exit 0 when everything was translated,",
             "4 when something needs a hand (each place named file:line)."})
 final class MigrateCommand implements Callable<Integer> {

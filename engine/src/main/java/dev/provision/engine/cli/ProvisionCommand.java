@@ -64,7 +64,9 @@ import picocli.CommandLine.Parameters;
             "  0 ok                        4 invalid playbook, inventory or variables",
             "  1 internal error            5 usage error (unknown option, no playbook)",
             "  2 a task failed             6 changes made, or pending under --check",
-            "  3 a host was unreachable      (only with --detailed-exitcodes)"})
+            "  3 a host was unreachable      (only with --detailed-exitcodes)",
+            "  7 --apply-plan: a host moved since the plan; it was left untouched",
+            "  130 interrupted (Ctrl-C): the running tasks finished, recap written"})
 public final class ProvisionCommand implements Callable<Integer> {
     /** A run this large shows a live progress line on a terminal; smaller ones finish too fast to need it. */
     static final int PROGRESS_MIN_HOSTS = 10;

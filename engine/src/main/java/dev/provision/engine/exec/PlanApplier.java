@@ -12,6 +12,7 @@ import dev.provision.engine.report.TaskStatus;
 import dev.provision.modules.spi.Plan;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,20 +54,32 @@ final class PlanApplier {
              Connections connections = new Connections(connectionFactory, inventory, becomePassword)) {
             listener.playStarted("Apply the saved plan", List.copyOf(states.keySet()), false);
             connect(states.values(), connections, pool, slots);
-            for (PlanRecording.Step step : recording.steps()) {
+            List<PlanRecording.Step> steps = recording.steps();
+            for (int i = 0; i < steps.size(); ) {
+                // A loop's items are steps of one task: one TASK line, one result per host with its items.
+                PlanRecording.Step first = steps.get(i);
+                int end = i + 1;
+                while (end < steps.size() && sameTask(first, steps.get(end)) && !steps.get(end).item().isEmpty()) {
+                    end++;
+                }
+                List<PlanRecording.Step> group = steps.subList(i, end);
+                i = end;
                 List<HostState> on = pending.keySet().stream()
-                        .filter(h -> h.active() && step.equals(headStep(pending.get(h)))).toList();
+                        .filter(h -> h.active() && group.contains(headStep(pending.get(h)))).toList();
                 if (on.isEmpty()) {
                     continue;
                 }
-                listener.taskStarted(step.task(), step.position(), step.handler());
+                listener.taskStarted(first.task(), first.position(), first.handler());
                 Map<HostState, CompletableFuture<TaskResult>> results = new LinkedHashMap<>();
                 for (HostState h : on) {
-                    PlanRecording.Entry entry = pending.get(h).poll();
+                    List<PlanRecording.Entry> mine = new ArrayList<>();
+                    while (pending.get(h).peek() != null && group.contains(headStep(pending.get(h)))) {
+                        mine.add(pending.get(h).poll());
+                    }
                     results.put(h, CompletableFuture.supplyAsync(() -> {
                         slots.acquireUninterruptibly();
                         try {
-                            return applyEntry(recording, entry, h, connections);
+                            return applyTask(recording, mine, h, connections);
                         } finally {
                             slots.release();
                         }
@@ -78,6 +91,37 @@ final class PlanApplier {
             states.values().forEach(HostState::closeConnection);
         }
         return RunSummary.of(states.values(), false);
+    }
+
+    private static boolean sameTask(PlanRecording.Step a, PlanRecording.Step b) {
+        return a.task().equals(b.task()) && a.position().equals(b.position()) && a.handler() == b.handler();
+    }
+
+    /** One task on one host: its entry, or its loop items in order (a failed item ends the loop, as in a run). */
+    private TaskResult applyTask(PlanRecording recording, List<PlanRecording.Entry> entries, HostState h, Connections connections) {
+        if (entries.size() == 1 && entries.getFirst().step().item().isEmpty()) {
+            return applyEntry(recording, entries.getFirst(), h, connections);
+        }
+        List<TaskResult> items = new ArrayList<>();
+        TaskStatus status = TaskStatus.SKIPPED;
+        for (PlanRecording.Entry entry : entries) {
+            TaskResult item = applyEntry(recording, entry, h, connections);
+            if (item.status() == TaskStatus.UNREACHABLE) {
+                return item;
+            }
+            items.add(item);
+            status = switch (item.status()) {
+                case FAILED -> TaskStatus.FAILED;
+                case CHANGED -> status == TaskStatus.FAILED ? status : TaskStatus.CHANGED;
+                case OK -> status == TaskStatus.SKIPPED ? TaskStatus.OK : status;
+                default -> status;
+            };
+            if (item.status() == TaskStatus.FAILED) {
+                break;
+            }
+        }
+        boolean hidden = entries.getFirst().hidden();
+        return new TaskResult(h.name(), status, List.of(), "", items, "", false, false, hidden, Map.of(), java.time.Duration.ZERO);
     }
 
     private static PlanRecording.Step headStep(Deque<PlanRecording.Entry> queue) {

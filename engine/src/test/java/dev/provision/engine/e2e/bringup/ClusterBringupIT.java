@@ -41,12 +41,14 @@ class ClusterBringupIT {
     private static final List<String> TOOLS = List.of("flock", "unshare", "nsenter", "ip", "/usr/sbin/sshd", "chronyd", "chronyc",
             "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3");
 
-    /** Inventory, controller known_hosts, cluster key; made in {@code @BeforeAll}, so not a {@code @TempDir} field. */
     /** The controller-side tasks that run for real under --check too ({@code check_mode: false}). */
     private static final Set<String> CONTROLLER_KEY_TASKS = Set.of("cluster : Directory for the cluster key pair (controller)",
             "cluster : Cluster key pair (controller, made once)");
-    private SiteCluster.Session session;
+
+    /** What the fresh dry run said each host would change, for the converge that follows. */
     private Map<String, Set<String>> freshForecast;
+    /** Inventory, controller known_hosts, cluster key; made in {@code @BeforeAll}, so not a {@code @TempDir} field. */
+    private SiteCluster.Session session;
     private Path tmp;
     private Path inventory;
     private Path knownHosts;

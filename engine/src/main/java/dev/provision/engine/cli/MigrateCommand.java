@@ -93,10 +93,17 @@ final class MigrateCommand implements Callable<Integer> {
         return translated.get();
     }
 
+    /** {@code src: app.conf.j2}: the template that migrate writes as {@code app.conf.ftl}. */
+    private static final Pattern J2_SOURCE = Pattern.compile("^(\\s*(?:-\\s+)?src:\\s*[\"']?)([^\"'\\s]+)\\.j2([\"']?\\s*)$");
+
     /** Line by line, so that comments, quoting and layout stay as they were. */
     private static String yaml(Path file, String text, List<String> left) {
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
+            Matcher source = J2_SOURCE.matcher(lines[i]);
+            if (source.matches()) {
+                lines[i] = source.group(1) + source.group(2) + ".ftl" + source.group(3);
+            }
             String line = lines[i];
             Matcher condition = CONDITION.matcher(line);
             if (condition.matches() && JINJA_CONDITION.matcher(condition.group(2)).find()) {
@@ -110,7 +117,7 @@ final class MigrateCommand implements Callable<Integer> {
                 continue;
             }
             if (Jinja2.isTemplate(line)) {
-                Optional<String> translated = Jinja2.template(line);
+                Optional<String> translated = Jinja2.template(line, insideDoubleQuotes(line) ? '\'' : '"');
                 if (translated.isPresent()) {
                     lines[i] = translated.get();
                 } else {
@@ -119,6 +126,12 @@ final class MigrateCommand implements Callable<Integer> {
             }
         }
         return String.join("\n", lines);
+    }
+
+    /** Whether the first {@code {{} of the line sits inside a double-quoted YAML scalar (an odd number of " before it). */
+    private static boolean insideDoubleQuotes(String line) {
+        int at = line.indexOf("{{");
+        return at > 0 && line.substring(0, at).chars().filter(c -> c == '"').count() % 2 == 1;
     }
 
     private static String unquote(String value) {

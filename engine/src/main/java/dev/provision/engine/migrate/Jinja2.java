@@ -49,11 +49,19 @@ public final class Jinja2 {
      * them is not mechanically translatable.
      */
     public static Optional<String> template(String text) {
+        return template(text, '"');
+    }
+
+    /**
+     * As {@link #template(String)}, writing FreeMarker's string literals with {@code quote} ({@code '}
+     * inside a double-quoted YAML scalar, where a {@code "} would end it).
+     */
+    public static Optional<String> template(String text, char quote) {
         StringBuilder out = new StringBuilder();
         Matcher m = OUTPUT.matcher(text);
         int at = 0;
         while (m.find()) {
-            Optional<String> e = expression(m.group(1));
+            Optional<String> e = expression(m.group(1), quote);
             if (e.isEmpty()) {
                 return Optional.empty();
             }
@@ -61,10 +69,10 @@ public final class Jinja2 {
             at = m.end();
         }
         out.append(text.substring(at));
-        return statements(out.toString());
+        return statements(out.toString(), quote);
     }
 
-    private static Optional<String> statements(String text) {
+    private static Optional<String> statements(String text, char quote) {
         StringBuilder out = new StringBuilder();
         Matcher m = STATEMENT.matcher(text);
         int at = 0;
@@ -73,7 +81,7 @@ public final class Jinja2 {
             String translated;
             if (s.startsWith("if ") || s.startsWith("elif ")) {
                 boolean elif = s.startsWith("elif ");
-                Optional<String> condition = expression(s.substring(elif ? 5 : 3));
+                Optional<String> condition = expression(s.substring(elif ? 5 : 3), quote);
                 if (condition.isEmpty()) {
                     return Optional.empty();
                 }
@@ -86,7 +94,7 @@ public final class Jinja2 {
                 translated = "</#list>";
             } else if (s.matches("for\\s+[A-Za-z_][A-Za-z0-9_]*\\s+in\\s+.+")) {
                 String[] parts = s.substring(4).strip().split("\\s+in\\s+", 2);
-                Optional<String> seq = expression(parts[1]);
+                Optional<String> seq = expression(parts[1], quote);
                 if (seq.isEmpty()) {
                     return Optional.empty();
                 }
@@ -106,7 +114,12 @@ public final class Jinja2 {
      * FreeMarker expression; empty when it uses something without a mechanical twin.
      */
     public static Optional<String> expression(String jinja) {
-        List<String> tokens = tokens(jinja);
+        return expression(jinja, '"');
+    }
+
+    /** As {@link #expression(String)}, with FreeMarker's string literals in {@code quote}. */
+    public static Optional<String> expression(String jinja, char quote) {
+        List<String> tokens = tokens(jinja, quote);
         if (tokens == null) {
             return Optional.empty();
         }
@@ -183,7 +196,7 @@ public final class Jinja2 {
                             args.add(arg.toString());
                         }
                     }
-                    Optional<String> applied = filter(out, filter, args);
+                    Optional<String> applied = filter(out, filter, args, quote);
                     if (applied.isEmpty()) {
                         return Optional.empty();
                     }
@@ -195,7 +208,7 @@ public final class Jinja2 {
                     if (t.equals("if") || t.equals("else")) {
                         return Optional.empty(); // an inline conditional: FreeMarker's ?then reads differently
                     }
-                    if (t.startsWith("\"")) {
+                    if (t.charAt(0) == quote) {
                         out.append(t);
                     } else if (t.equals("==") || t.equals("!=") || t.equals("<") || t.equals(">") || t.equals("<=") || t.equals(">=")
                             || t.equals("+") || t.equals("-") || t.equals("*") || t.equals("/") || t.equals("%")) {
@@ -209,12 +222,13 @@ public final class Jinja2 {
         return Optional.of(out.toString().replaceAll(" {2,}", " ").strip());
     }
 
-    private static Optional<String> filter(StringBuilder out, String filter, List<String> args) {
+    private static Optional<String> filter(StringBuilder out, String filter, List<String> args, char quote) {
+        String empty = "" + quote + quote;
         int start = operandStart(out);
         String operand = out.substring(start).strip();
         out.setLength(start);
         if (filter.equals("default") || filter.equals("d")) {
-            String fallback = args.isEmpty() || args.getFirst().equals("omit") ? "\"\"" : args.getFirst();
+            String fallback = args.isEmpty() || args.getFirst().equals("omit") ? empty : args.getFirst();
             out.append(wrap(operand)).append('!').append(fallback);
             return Optional.of(out.toString());
         }
@@ -223,7 +237,7 @@ public final class Jinja2 {
             return Optional.empty();
         }
         if (filter.equals("join") && args.isEmpty()) {
-            args = List.of("\"\"");
+            args = List.of(empty);
         }
         out.append(operand).append('?').append(builtin);
         if (!args.isEmpty()) {
@@ -257,7 +271,7 @@ public final class Jinja2 {
     }
 
     /** Tokens with strings as FreeMarker writes them ("..."), or null when the text does not tokenize. */
-    private static List<String> tokens(String jinja) {
+    private static List<String> tokens(String jinja, char quote) {
         List<String> tokens = new ArrayList<>();
         Matcher m = TOKEN.matcher(jinja);
         int at = 0;
@@ -267,7 +281,8 @@ public final class Jinja2 {
             }
             if (m.group("str") != null) {
                 String s = m.group("str");
-                tokens.add(s.startsWith("'") ? "\"" + s.substring(1, s.length() - 1).replace("\"", "\\\"") + "\"" : s);
+                String body = s.substring(1, s.length() - 1);
+                tokens.add(quote + body.replace(String.valueOf(quote), "\\" + quote) + quote);
             } else {
                 tokens.add(m.group(m.group("num") != null ? "num" : m.group("id") != null ? "id" : "op"));
             }

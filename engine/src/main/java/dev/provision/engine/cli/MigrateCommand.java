@@ -32,7 +32,6 @@ import picocli.CommandLine.Parameters;
             "4 when something needs a hand (each place named file:line)."})
 final class MigrateCommand implements Callable<Integer> {
     private static final Pattern CONDITION = Pattern.compile("^(\\s*(?:-\\s+)?(?:when|changed_when|failed_when|until):\\s*)(.+?)\\s*$");
-    private static final Pattern JINJA_CONDITION = Pattern.compile("\\bis\\s+(?:not\\s+)?defined\\b|\\b(?:and|or|not)\\b|\\{\\{");
 
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "Playbooks, task and vars files (YAML) and .j2 templates.")
     List<Path> files = new ArrayList<>();
@@ -106,7 +105,7 @@ final class MigrateCommand implements Callable<Integer> {
             }
             String line = lines[i];
             Matcher condition = CONDITION.matcher(line);
-            if (condition.matches() && JINJA_CONDITION.matcher(condition.group(2)).find()) {
+            if (condition.matches() && Jinja2.isCondition(condition.group(2))) {
                 String value = unquote(condition.group(2)).replaceAll("^\\{\\{\\s*(.*?)\\s*\\}\\}$", "$1");
                 Optional<String> translated = Jinja2.expression(value);
                 if (translated.isPresent()) {

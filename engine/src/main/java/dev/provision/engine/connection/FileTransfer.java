@@ -1,11 +1,9 @@
 package dev.provision.engine.connection;
 
+import com.google.common.hash.Hashing;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.text.ShellWords;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Optional;
 
 /**
@@ -147,11 +145,7 @@ final class FileTransfer {
     }
 
     private static String sha256(byte[] content) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
+        return Hashing.sha256().hashBytes(content).toString();
     }
 
     private static String assign(String variable, String value) {

@@ -54,7 +54,7 @@ final class ConnectionHostView implements HostView {
 
     @Override
     public ProbeResult probe(String... argv) throws ModuleException {
-        Optional<ProbeResult> forecast = this.forecast.flatMap(f -> f.probe(List.of(argv)));
+        Optional<ProbeResult> forecast = pendingAnswer(List.of(argv));
         if (forecast.isPresent()) {
             return forecast.get();
         }

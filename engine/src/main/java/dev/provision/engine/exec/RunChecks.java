@@ -136,7 +136,7 @@ public final class RunChecks {
         }
         task.loop().ifPresent(loop -> jinja(loop.items(), loop.position(), problems));
         for (Expression e : bare) {
-            if (Jinja2.isTemplate(e.text()) || JINJA_TESTS.matcher(e.text()).find()) {
+            if (Jinja2.isCondition(e.text())) {
                 String translated = Jinja2.expression(e.text().replaceAll("^\\s*\\{\\{(.*)\\}\\}\\s*$", "$1")).orElse("");
                 problems.add(e.position() + ": '" + e.text().strip() + "' is Jinja2; conditions are FreeMarker expressions"
                         + (translated.isEmpty() ? " (see the README, Coming from Ansible)" : ": " + translated)
@@ -184,10 +184,6 @@ public final class RunChecks {
             }
         }
     }
-
-    /** Jinja2's condition words that FreeMarker does not have. */
-    private static final java.util.regex.Pattern JINJA_TESTS =
-            java.util.regex.Pattern.compile("\\bis\\s+(?:not\\s+)?defined\\b|\\bis\\s+(?:not\\s+)?none\\b|\\b(?:and|or)\\b\\s|^\\s*not\\s");
 
     /** {@code --start-at-task} naming no task would silently run nothing. */
     private static void startAtTask(Playbook playbook, RunOptions options, List<String> problems) {

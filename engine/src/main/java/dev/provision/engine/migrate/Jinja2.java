@@ -21,6 +21,8 @@ public final class Jinja2 {
     private static final Pattern JINJA_OUTPUT = Pattern.compile("\\{\\{-?\\s*[A-Za-z_(\\['\"]");
     private static final Pattern JINJA_STATEMENT = Pattern.compile(
             "\\{%-?\\s*(?:if|elif|else|endif|for|endfor|set|raw|endraw|macro|endmacro|block|include|import)\\b");
+    private static final Pattern JINJA_CONDITION = Pattern.compile(
+            "\\bis\\s+(?:not\\s+)?(?:defined|none)\\b|\\b(?:and|or)\\b\\s|^\\s*not\\s|\\{\\{");
     private static final Pattern TOKEN = Pattern.compile(
             "\\s*(?:(?<str>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")|(?<num>\\d+(?:\\.\\d+)?)|(?<id>[A-Za-z_][A-Za-z0-9_]*)"
                     + "|(?<op>==|!=|<=|>=|[-+*/%<>()\\[\\].,|~:]))");
@@ -42,6 +44,15 @@ public final class Jinja2 {
      */
     public static boolean isTemplate(String text) {
         return JINJA_OUTPUT.matcher(text).find() || JINJA_STATEMENT.matcher(text).find();
+    }
+
+    /**
+     * Whether a condition ({@code when:} and the like) is written in Jinja2: a template, or one of
+     * Jinja2's words that FreeMarker lacks ({@code is defined}, {@code is none}, {@code and},
+     * {@code or}, a leading {@code not}).
+     */
+    public static boolean isCondition(String text) {
+        return isTemplate(text) || JINJA_CONDITION.matcher(text).find();
     }
 
     /**

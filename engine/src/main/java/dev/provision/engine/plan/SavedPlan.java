@@ -17,8 +17,6 @@ import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.Diff;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -402,7 +400,7 @@ public final class SavedPlan {
             c.put("sha256", salted(salt, bytes));
             return;
         }
-        Optional<String> text = utf8(bytes);
+        Optional<String> text = dev.provision.modules.files.FileContentPlanner.decode(bytes);
         if (text.isPresent()) {
             c.put("text", text.get());
         } else {
@@ -503,20 +501,6 @@ public final class SavedPlan {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
-    }
-
-    private static Optional<String> utf8(byte[] bytes) {
-        for (byte b : bytes) {
-            if (b == 0) {
-                return Optional.empty();
-            }
-        }
-        try {
-            return Optional.of(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString());
-        } catch (CharacterCodingException e) {
-            return Optional.empty();
         }
     }
 }

@@ -202,8 +202,8 @@ public final class FileContentPlanner {
         return new Diff(path, "", "binary content differs (" + before.length + " bytes -> " + after.length + " bytes)\n");
     }
 
-    /** Strict UTF-8 without NUL bytes, else empty: raw bytes must never reach a terminal. */
-    static Optional<String> decode(byte[] bytes) {
+    /** Strict UTF-8 without NUL bytes, else empty: raw bytes must never reach a terminal (nor a saved plan's text). */
+    public static Optional<String> decode(byte[] bytes) {
         for (byte b : bytes) {
             if (b == 0) {
                 return Optional.empty();

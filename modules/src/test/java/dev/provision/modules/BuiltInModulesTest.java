@@ -21,7 +21,7 @@ class BuiltInModulesTest {
                 "assert", "fail", "debug", "set_fact", "sysctl", "limits", "service", "package", "mount", "hosts",
                 "authorized_key", "ssh_known_hosts", "image",
                 "gpu", "cuda_stack", "nccl_bandwidth", "ib", "clock", "limits_check", "storage", "image_consistency", "ssh_mesh",
-                "gpu_fabric", "rdma", "checkpoint_storage", "toolchain"), names);
+                "gpu_fabric", "rdma", "checkpoint_storage", "toolchain", "include_vars"), names);
     }
 
     @Test

@@ -1,6 +1,8 @@
 package dev.provision.engine.exec;
 
 import dev.provision.engine.playbook.Task;
+import dev.provision.engine.playbook.YamlDocument;
+import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.Expressions;
 import dev.provision.modules.spi.HostView;
@@ -65,6 +67,26 @@ final class EngineTaskContext implements TaskContext {
         }
         throw new ModuleException(task.position() + ": file '" + name + "' not found; searched "
                 + dirs.stream().map(Path::toString).collect(Collectors.joining(", ")));
+    }
+
+    @Override
+    public Map<String, Object> controllerVars(String name) throws ModuleException {
+        List<Path> dirs = searchPath("vars");
+        dirs.add(task.baseDirectory());
+        dirs.add(play.playbookDirectory);
+        for (Path dir : new LinkedHashSet<>(dirs)) {
+            Path candidate = dir.resolve(name).normalize();
+            if (Files.isRegularFile(candidate)) {
+                try {
+                    YamlDocument doc = YamlDocument.read(candidate, "vars");
+                    return doc.root().isPresent() ? doc.mapping(doc.root().get(), "a vars file") : Map.of();
+                } catch (InvalidInputException e) {
+                    throw new ModuleException(e.getMessage(), e);
+                }
+            }
+        }
+        throw new ModuleException(task.position() + ": vars file '" + name + "' not found; searched "
+                + new LinkedHashSet<>(dirs).stream().map(Path::toString).collect(Collectors.joining(", ")));
     }
 
     @Override

@@ -19,8 +19,12 @@ final class HostReads {
 
     /** Reads are about to go through {@code connection}; what came through another one is dropped. */
     void readingFrom(Connection connection) {
+        // each item's time limit and environment are its own; the host is the same
         if (connection instanceof dev.provision.engine.connection.TimeLimitedConnection bounded) {
-            connection = bounded.wrapped(); // each item's time limit is its own; the host is the same
+            connection = bounded.wrapped();
+        }
+        if (connection instanceof dev.provision.engine.connection.EnvironmentConnection withVariables) {
+            connection = withVariables.wrapped();
         }
         if (source != connection) {
             forget();

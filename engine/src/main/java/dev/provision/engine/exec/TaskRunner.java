@@ -3,6 +3,7 @@ package dev.provision.engine.exec;
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.EnvironmentConnection;
 import dev.provision.engine.connection.TimeLimitedConnection;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.playbook.Expression;
@@ -36,6 +37,8 @@ import java.util.Set;
 final class TaskRunner {
     /** Arguments that are bare expressions, evaluated by the module, not interpolated first. */
     private static final Map<String, Set<String>> EXPRESSION_ARGS = Map.of("assert", Set.of("that"), "debug", Set.of("var"));
+
+    private static final java.util.regex.Pattern ENVIRONMENT_NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private final PlayContext play;
     private final ModuleRegistry modules;
@@ -140,7 +143,8 @@ final class TaskRunner {
             return labelled(failure(host, task, at + ": " + e.getMessage()), label);
         }
         // Ansible's timeout: each item of a loop (with its until retries) gets the task's time limit.
-        Connection connection = TimeLimitedConnection.of(connections.forTask(task, play.play, host),
+        Connection connection = TimeLimitedConnection.of(
+                EnvironmentConnection.of(connections.forTask(task, play.play, host), environment(task, vars)),
                 task.timeoutSeconds().map(Duration::ofSeconds).orElse(play.options.taskTimeout()),
                 task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + play.options.taskTimeout().toSeconds()));
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
@@ -239,6 +243,37 @@ final class TaskRunner {
             }
         }
         return result;
+    }
+
+    /**
+     * The task's {@code environment:} for this host: its layers (play, blocks, task) templated with the
+     * task's variables and merged, a later layer's variable winning.
+     */
+    private Map<String, String> environment(Task task, Map<String, Object> vars) throws TemplateException {
+        Map<String, String> merged = new LinkedHashMap<>();
+        for (Object layer : task.keywords().environment()) {
+            Object value = layer instanceof String expression
+                    ? play.templates.evaluate(stripBraces(expression), vars, task.position())
+                    : play.templates.interpolate(layer, vars, task.position());
+            if (!(value instanceof Map<?, ?> variables)) {
+                throw new TemplateException(task.position(), "'environment' must give a mapping of variable names "
+                        + "to values, got " + describe(value));
+            }
+            for (Map.Entry<?, ?> e : variables.entrySet()) {
+                String name = String.valueOf(e.getKey());
+                if (!ENVIRONMENT_NAME.matcher(name).matches()) {
+                    throw new TemplateException(task.position(), "'environment' names '" + name
+                            + "', which is not an environment variable name (letters, digits and '_')");
+                }
+                Object v = e.getValue();
+                if (v instanceof Map<?, ?> || v instanceof List<?>) {
+                    throw new TemplateException(task.position(), "environment variable '" + name
+                            + "' needs a single value, got " + describe(v));
+                }
+                merged.put(name, v == null ? "" : render(v));
+            }
+        }
+        return merged;
     }
 
     /** Whether this task only plans: the run's {@code --check}, unless the task's {@code check_mode:} says otherwise. */

@@ -1,5 +1,6 @@
 package dev.provision.engine.playbook;
 
+import dev.provision.engine.source.InvalidInputException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -7,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.yaml.snakeyaml.nodes.Node;
 
 /**
  * The keywords a block, an include or a role entry pushes down onto the tasks it holds, and that a
@@ -16,7 +18,8 @@ import java.util.Set;
 final class Keywords {
     /** Keywords any block, include, role entry or task may carry. */
     static final List<String> NAMES = List.of("when", "tags", "vars", "become", "become_user",
-            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout");
+            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment");
+    private static final java.util.regex.Pattern ENVIRONMENT_NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     final List<Expression> when = new ArrayList<>();
     final Set<String> tags = new LinkedHashSet<>();
@@ -29,6 +32,7 @@ final class Keywords {
     Optional<String> delegateTo = Optional.empty();
     Optional<Boolean> checkMode = Optional.empty();
     Optional<Integer> timeoutSeconds = Optional.empty();
+    final List<Object> environment = new ArrayList<>();
 
     /** Nothing inherited (the top of a play). */
     static Keywords none() {
@@ -56,6 +60,76 @@ final class Keywords {
         result.delegateTo = own.delegateTo.or(() -> delegateTo);
         result.checkMode = own.checkMode.or(() -> checkMode);
         result.timeoutSeconds = own.timeoutSeconds.or(() -> timeoutSeconds);
+        result.environment.addAll(environment);
+        result.environment.addAll(own.environment);
         return result;
+    }
+
+    /** The value a task keeps: these keywords, with the defaults of those never set. */
+    TaskKeywords freeze() {
+        return new TaskKeywords(when, tags, vars, become, becomeUser, ignoreErrors.orElse(false), noLog.orElse(false),
+                runOnce.orElse(false), delegateTo, checkMode, timeoutSeconds, environment);
+    }
+
+    /** Reads one of {@link #NAMES} into {@code this}; false when the key is not one of them. */
+    boolean read(YamlDocument doc, YamlDocument.Entry e) throws InvalidInputException {
+        Node v = e.value();
+        switch (e.key()) {
+            case "when" -> when.addAll(Values.conditions(doc, v, "when"));
+            case "tags" -> tags.addAll(Values.tags(doc, v));
+            case "vars" -> vars.putAll(doc.mapping(v, "'vars'"));
+            case "become" -> become = Optional.of(Values.bool(doc, v, "become"));
+            case "become_user" -> becomeUser = Optional.of(Values.string(doc, v, "become_user"));
+            case "ignore_errors" -> ignoreErrors = Optional.of(Values.bool(doc, v, "ignore_errors"));
+            case "no_log" -> noLog = Optional.of(Values.bool(doc, v, "no_log"));
+            case "run_once" -> runOnce = Optional.of(Values.bool(doc, v, "run_once"));
+            case "delegate_to" -> delegateTo = Optional.of(Values.string(doc, v, "delegate_to"));
+            case "check_mode" -> checkMode = Optional.of(Values.bool(doc, v, "check_mode"));
+            case "timeout" -> {
+                int seconds = Values.count(doc, v, "timeout");
+                if (seconds < 1) {
+                    throw doc.error(v, "'timeout' is the task's time limit in seconds and must be at least 1");
+                }
+                timeoutSeconds = Optional.of(seconds);
+            }
+            case "environment" -> environment.add(environment(doc, v));
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * One {@code environment:} layer: a mapping of variable names to scalar values, or an expression
+     * ({@code "${proxy_env}"}) that gives one when the task runs. Names are checked here: one that is
+     * not a shell variable name would reach {@code env} as an option or a command.
+     */
+    private static Object environment(YamlDocument doc, Node v) throws InvalidInputException {
+        if (v instanceof org.yaml.snakeyaml.nodes.ScalarNode s && !YamlDocument.isNull(s)) {
+            String text = Values.string(doc, v, "environment");
+            if (!text.contains("${") && !text.contains("{{")) {
+                throw doc.error(v, "'environment' must be a mapping of variable names to values (http_proxy: ...) "
+                        + "or an expression that gives one (\"${proxy_env}\"), not the plain string '" + text + "'");
+            }
+            return text;
+        }
+        if (!(v instanceof org.yaml.snakeyaml.nodes.MappingNode m)) {
+            throw doc.error(v, "'environment' must be a mapping of variable names to values, not " + YamlDocument.describe(v));
+        }
+        Map<String, Object> layer = new LinkedHashMap<>();
+        for (YamlDocument.Entry entry : doc.entries(m)) {
+            if (!ENVIRONMENT_NAME.matcher(entry.key()).matches()) {
+                throw doc.error(entry.keyNode(), "'" + YamlDocument.printable(entry.key()) + "' is not an environment "
+                        + "variable name (letters, digits and '_', not starting with a digit)");
+            }
+            Object value = doc.value(entry.value());
+            if (value instanceof Map<?, ?> || value instanceof List<?>) {
+                throw doc.error(entry.value(), "environment variable '" + entry.key() + "' needs a single value, not "
+                        + YamlDocument.describe(entry.value()));
+            }
+            layer.put(entry.key(), value == null ? "" : value);
+        }
+        return layer;
     }
 }

@@ -25,13 +25,14 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *
  * <p>What the loader resolves, so that the executor never has to:
  * <ul>
+ *   <li>{@code import_role} and {@code include_role} among tasks (both static, see {@link RoleLoader}).</li>
  *   <li>{@code import_tasks} and {@code include_tasks} (both static; a templated file name or a loop
  *       on an include is an error), {@code import_playbook} at the top level; relative names are looked
  *       up beside the including file, then in the role's {@code tasks/} (role tasks) or the playbook's
  *       directory.</li>
  *   <li>Keywords of blocks, includes and role entries ({@code when}, {@code tags}, {@code vars},
  *       {@code become}, {@code become_user}, {@code ignore_errors}, {@code no_log}, {@code run_once},
- *       {@code delegate_to}) are pushed down onto their tasks: conditions of the outer level first, tags
+ *       {@code delegate_to}, {@code environment}: {@link TaskKeywords}) are pushed down onto their tasks: conditions of the outer level first, tags
  *       united, vars merged with the inner level winning, other keywords inherited unless set.</li>
  *   <li>Play {@code tags} are pushed down onto every task and handler as well (they are kept on the
  *       {@link Play} too). Play {@code become}/{@code become_user} are not: a task whose
@@ -51,7 +52,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  */
 public final class PlaybookLoader {
     /** Most used first: on a tie in edit distance the first is suggested ('taks' -> 'tasks'). */
-    private static final List<String> PLAY_KEYWORDS = List.of("hosts", "tasks", "name", "vars", "roles", "handlers",
+    private static final List<String> PLAY_KEYWORDS = List.of("hosts", "tasks", "name", "vars", "roles", "handlers", "environment",
             "become", "become_user", "gather_facts", "pre_tasks", "post_tasks", "vars_files", "serial", "tags",
             "max_fail_percentage", "any_errors_fatal");
     private static final Set<String> ROLE_ENTRY_KEYWORDS = Set.of("role", "name");
@@ -147,6 +148,7 @@ public final class PlaybookLoader {
         Node mainTasks = null;
         Node postTasks = null;
         Node handlers = null;
+        Keywords playLevel = Keywords.none();
         for (YamlDocument.Entry e : entries) {
             Node v = e.value();
             switch (e.key()) {
@@ -166,6 +168,7 @@ public final class PlaybookLoader {
                 case "tasks" -> mainTasks = v;
                 case "post_tasks" -> postTasks = v;
                 case "handlers" -> handlers = v;
+                case "environment" -> playLevel.read(doc, e);
                 default -> throw unknownPlayKeyword(doc, e);
             }
         }
@@ -173,23 +176,26 @@ public final class PlaybookLoader {
             throw doc.error(mapping, "play" + (name.isEmpty() ? "" : " '" + name + "'")
                     + " has no 'hosts'; add 'hosts: all' or a group name");
         }
-        Keywords playLevel = Keywords.none();
         playLevel.tags.addAll(tags);
         Path directory = doc.file().toAbsolutePath().normalize().getParent();
+        List<Task> allHandlers = new ArrayList<>();
+        // handlers of roles imported among the tasks are the play's too
+        List<Task> importedHandlers = new ArrayList<>();
         TaskParser.Source source = new TaskParser.Source(doc, directory, Optional.empty(),
-                List.of(TaskParser.parentOf(doc.file())), List.of(doc.file().toAbsolutePath().normalize()));
+                List.of(TaskParser.parentOf(doc.file())), List.of(doc.file().toAbsolutePath().normalize()),
+                directory, importedHandlers);
         // read in run order so that the first error reported is the first one met
         List<TaskNode> pre = tasks.tasks(source, preTasks, playLevel, "pre_tasks");
         List<TaskNode> allTasks = new ArrayList<>();
-        List<Task> allHandlers = new ArrayList<>();
         if (roles != null) {
             readRoles(doc, roles, playLevel, allTasks, allHandlers);
         }
         allTasks.addAll(tasks.tasks(source, mainTasks, playLevel, "tasks"));
+        List<TaskNode> post = tasks.tasks(source, postTasks, playLevel, "post_tasks");
+        allHandlers.addAll(importedHandlers);
         allHandlers.addAll(tasks.handlers(source, handlers, playLevel));
         return new Play(name, hosts, vars, varsFiles, gatherFacts, serial, maxFail, anyErrorsFatal, become, becomeUser,
-                tags, pre, allTasks,
-                tasks.tasks(source, postTasks, playLevel, "post_tasks"), allHandlers, doc.position(mapping));
+                tags, pre, allTasks, post, allHandlers, doc.position(mapping));
     }
 
     private InvalidInputException unknownPlayKeyword(YamlDocument doc, YamlDocument.Entry e) {
@@ -303,111 +309,9 @@ public final class PlaybookLoader {
             if (name.contains("${") || name.contains("{{")) {
                 throw doc.error(nameNode, "a templated role name is not supported; write a fixed name");
             }
-            loadRole(doc, nameNode, name, own, params, playLevel, into, handlersInto);
+            Path directory = TaskParser.parentOf(doc.file()).toAbsolutePath().normalize();
+            tasks.roles().load(new RoleLoader.Origin(doc, nameNode, directory, Optional.empty(), List.of()), name, own, params,
+                    playLevel, RoleLoader.Files.MAIN, into, handlersInto);
         }
-    }
-
-    private void loadRole(YamlDocument doc, Node at, String name, Keywords entry, Map<String, Object> params,
-                          Keywords playLevel, List<TaskNode> into, List<Task> handlersInto) throws InvalidInputException {
-        Path base = TaskParser.parentOf(doc.file());
-        Path relative = roleName(doc, at, name);
-        List<Path> candidates = List.of(base.resolve("roles").resolve(relative), base.resolve(relative));
-        Path roleDir = null;
-        for (Path candidate : candidates) {
-            if (Files.isDirectory(candidate)) {
-                roleDir = candidate;
-                break;
-            }
-        }
-        if (roleDir == null) {
-            List<String> looked = candidates.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList();
-            throw doc.error(at, "role '" + name + "' not found; looked in " + String.join(", ", looked));
-        }
-        rejectDependencies(roleDir, name);
-        Map<String, Object> defaults = optionalMapping(roleDir.resolve("defaults"));
-        Map<String, Object> roleVars = optionalMapping(roleDir.resolve("vars"));
-        roleVars.putAll(entry.vars);
-        roleVars.putAll(params);
-        RoleContext context = new RoleContext(name, roleDir.toAbsolutePath().normalize(), defaults, roleVars);
-        // role vars live in the RoleContext; keep them out of each task's vars
-        Keywords pushed = new Keywords().inherit(entry);
-        pushed.vars.clear();
-        Keywords inherited = playLevel.inherit(pushed);
-        Path tasksDir = roleDir.resolve("tasks");
-        Optional<Path> tasksMain = main(tasksDir);
-        if (tasksMain.isPresent()) {
-            into.addAll(roleTasks(tasksMain.get(), roleDir, context, inherited, false));
-        }
-        Optional<Path> handlersMain = main(roleDir.resolve("handlers"));
-        if (handlersMain.isPresent()) {
-            for (TaskNode handler : roleTasks(handlersMain.get(), roleDir, context, inherited, true)) {
-                handlersInto.add((Task) handler);
-            }
-        }
-    }
-
-    /**
-     * The role's directory relative to a roles directory: a name that is absolute or backs out with
-     * {@code ..} would read tasks, vars and templates from anywhere on the controller.
-     */
-    private static Path roleName(YamlDocument doc, Node at, String name) throws InvalidInputException {
-        Path relative = TaskParser.resolve(doc, at, Path.of(""), name).normalize();
-        if (relative.isAbsolute() || relative.startsWith("..") || relative.toString().isEmpty()) {
-            throw doc.error(at, "role '" + YamlDocument.printable(name) + "' is not allowed: a role is a directory "
-                    + "under roles/ or beside the playbook, named without '..' or a leading '/'");
-        }
-        return relative;
-    }
-
-    private List<? extends TaskNode> roleTasks(Path file, Path roleDir, RoleContext context, Keywords inherited,
-                                               boolean handlers) throws InvalidInputException {
-        YamlDocument doc = YamlDocument.read(file, handlers ? "handlers" : "task");
-        if (doc.root().isEmpty()) {
-            return List.of();
-        }
-        Node root = doc.root().get();
-        if (!(root instanceof SequenceNode)) {
-            throw doc.error(root, "a task file must be a list of tasks (each starting with '- '), not "
-                    + YamlDocument.describe(root));
-        }
-        TaskParser.Source source = new TaskParser.Source(doc, roleDir.toAbsolutePath().normalize(), Optional.of(context),
-                List.of(roleDir.resolve("tasks")), List.of(file.toAbsolutePath().normalize()));
-        return handlers ? tasks.handlers(source, root, inherited) : tasks.tasks(source, root, inherited, "tasks");
-    }
-
-    private static void rejectDependencies(Path roleDir, String name) throws InvalidInputException {
-        Optional<Path> meta = main(roleDir.resolve("meta"));
-        if (meta.isEmpty()) {
-            return;
-        }
-        YamlDocument doc = YamlDocument.read(meta.get(), "role meta");
-        if (doc.root().isPresent() && doc.root().get() instanceof MappingNode m) {
-            for (YamlDocument.Entry e : doc.entries(m)) {
-                if (e.key().equals("dependencies") && e.value() instanceof SequenceNode s && !s.getValue().isEmpty()) {
-                    throw doc.error(e.keyNode(), "role dependencies are not supported yet; list the roles that '" + name
-                            + "' needs before it under the play's 'roles:'");
-                }
-            }
-        }
-    }
-
-    private static Map<String, Object> optionalMapping(Path dir) throws InvalidInputException {
-        Optional<Path> file = main(dir);
-        if (file.isEmpty()) {
-            return new LinkedHashMap<>();
-        }
-        YamlDocument doc = YamlDocument.read(file.get(), "vars");
-        return doc.root().isPresent() ? doc.mapping(doc.root().get(), "a role vars file") : new LinkedHashMap<>();
-    }
-
-    /** {@code DIR/main.yml}, else {@code DIR/main.yaml}. */
-    private static Optional<Path> main(Path dir) {
-        for (String name : List.of("main.yml", "main.yaml")) {
-            Path candidate = dir.resolve(name);
-            if (Files.isRegularFile(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 }

@@ -18,14 +18,10 @@ import java.util.Set;
  * @param args raw YAML values; a free-form string ({@code command: ls -l}) sits under
  *     {@link #FREE_FORM}; {@code args:} has been merged in
  * @param argPositions where each key of {@code args} was written
- * @param when conditions that must all hold (block and include conditions first)
+ * @param keywords the inheritable keywords ({@code when}, {@code become}, {@code environment}, ...)
+ *     with those of enclosing plays, blocks, includes and roles applied
  * @param baseDirectory the playbook's (or role's) directory: {@code templates/} and {@code files/}
  *     are looked up under it first
- * @param checkMode {@code check_mode:} as Ansible: {@code false} applies the task even under
- *     {@code --check} (for read-only commands whose output later tasks need), {@code true} plans it
- *     even in a normal run; empty follows the run
- * @param timeoutSeconds {@code timeout:}, the task's time limit on each host (every probe and
- *     command of it); empty follows the run's {@code --task-timeout}
  * @param listen handler topics ({@code listen:}); for handlers, the name is a topic too
  */
 public record Task(
@@ -33,25 +29,15 @@ public record Task(
         String module,
         Map<String, Object> args,
         Map<String, SourcePosition> argPositions,
-        List<Expression> when,
+        TaskKeywords keywords,
         Optional<Loop> loop,
         Optional<String> register,
         List<String> notifies,
-        Set<String> tags,
-        Map<String, Object> vars,
-        boolean ignoreErrors,
         Optional<Expression> changedWhen,
         Optional<Expression> failedWhen,
         Optional<Expression> until,
         int retries,
         int delaySeconds,
-        boolean runOnce,
-        Optional<String> delegateTo,
-        boolean noLog,
-        Optional<Boolean> become,
-        Optional<String> becomeUser,
-        Optional<Boolean> checkMode,
-        Optional<Integer> timeoutSeconds,
         List<String> listen,
         Path baseDirectory,
         Optional<RoleContext> role,
@@ -65,24 +51,62 @@ public record Task(
         requireNonNull(module, "module cannot be null");
         args = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(args));
         argPositions = Map.copyOf(argPositions);
-        when = List.copyOf(when);
+        requireNonNull(keywords, "keywords cannot be null");
         requireNonNull(loop, "loop cannot be null");
         requireNonNull(register, "register cannot be null");
         notifies = List.copyOf(notifies);
-        tags = Set.copyOf(tags);
-        vars = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(vars));
         requireNonNull(changedWhen, "changedWhen cannot be null");
         requireNonNull(failedWhen, "failedWhen cannot be null");
         requireNonNull(until, "until cannot be null");
-        requireNonNull(delegateTo, "delegateTo cannot be null");
-        requireNonNull(become, "become cannot be null");
-        requireNonNull(becomeUser, "becomeUser cannot be null");
-        requireNonNull(checkMode, "checkMode cannot be null");
-        requireNonNull(timeoutSeconds, "timeoutSeconds cannot be null");
         listen = List.copyOf(listen);
         requireNonNull(baseDirectory, "baseDirectory cannot be null");
         requireNonNull(role, "role cannot be null");
         requireNonNull(position, "position cannot be null");
+    }
+
+    // The keywords, read where the runner needs them (see TaskKeywords for their meaning).
+    public List<Expression> when() {
+        return keywords.when();
+    }
+
+    public Set<String> tags() {
+        return keywords.tags();
+    }
+
+    public Map<String, Object> vars() {
+        return keywords.vars();
+    }
+
+    public boolean ignoreErrors() {
+        return keywords.ignoreErrors();
+    }
+
+    public boolean runOnce() {
+        return keywords.runOnce();
+    }
+
+    public Optional<String> delegateTo() {
+        return keywords.delegateTo();
+    }
+
+    public boolean noLog() {
+        return keywords.noLog();
+    }
+
+    public Optional<Boolean> become() {
+        return keywords.become();
+    }
+
+    public Optional<String> becomeUser() {
+        return keywords.becomeUser();
+    }
+
+    public Optional<Boolean> checkMode() {
+        return keywords.checkMode();
+    }
+
+    public Optional<Integer> timeoutSeconds() {
+        return keywords.timeoutSeconds();
     }
 
     /** The name shown in {@code TASK [...]}: the task's name, else the module (with role prefix). */

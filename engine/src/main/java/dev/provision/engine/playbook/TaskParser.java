@@ -33,6 +33,9 @@ final class TaskParser {
             "loop_control", "with_items", "changed_when", "failed_when", "until", "retries", "delay", "listen");
     private static final List<String> BLOCK_KEYWORDS = List.of("name", "block", "rescue", "always");
     private static final Set<String> INCLUDE_KEYWORDS = Set.of("import_tasks", "include_tasks");
+    private static final Set<String> ROLE_INCLUDE_KEYWORDS = Set.of("import_role", "include_role");
+    private static final List<String> ROLE_INCLUDE_ARGS = List.of("name", "tasks_from", "vars_from", "defaults_from",
+            "handlers_from");
     private static final List<String> LOOP_CONTROL_KEYS = List.of("loop_var", "label");
     private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final int DEFAULT_UNTIL_RETRIES = 3;
@@ -40,7 +43,6 @@ final class TaskParser {
 
     /** Ansible keywords we know but do not implement, with what to do instead. */
     static final Map<String, String> NOT_SUPPORTED = Map.ofEntries(
-            Map.entry("environment", "set the variables in the command itself"),
             Map.entry("remote_user", "set ansible_user in the inventory instead"),
             Map.entry("connection", "set ansible_connection in the inventory instead"),
             Map.entry("diff", "run the whole playbook with --diff instead"),
@@ -51,8 +53,6 @@ final class TaskParser {
             Map.entry("local_action", "use the module with 'delegate_to: localhost'"),
             Map.entry("action", "write the module name as the key ('copy:' with its arguments)"),
             Map.entry("include", "use 'import_tasks:' or 'include_tasks:'"),
-            Map.entry("include_role", "list the role under the play's 'roles:'"),
-            Map.entry("import_role", "list the role under the play's 'roles:'"),
             Map.entry("import_playbook", "use it at the top level of a playbook, not among tasks"),
             Map.entry("become_method", "only sudo is supported; remove it"),
             Map.entry("delegate_facts", "remove it"),
@@ -67,22 +67,33 @@ final class TaskParser {
             Map.entry("with_indexed_items", "use 'loop:' with 'loop_control:' instead"),
             Map.entry("vars_files", "set it on the play"));
 
-    /** Where tasks being read came from: their file, base directory, role and the include chain. */
+    /**
+     * Where tasks being read came from: their file, base directory, role, the include chain, the
+     * playbook's directory (where roles are found), and the play's list that handlers of roles
+     * imported among these tasks join (the same list, not a copy).
+     */
     record Source(YamlDocument doc, Path baseDirectory, Optional<RoleContext> role, List<Path> fallbackDirs,
-                  List<Path> chain) {
+                  List<Path> chain, Path playbookDirectory, List<Task> importedHandlers) {
         Source {
             requireNonNull(doc, "doc cannot be null");
             requireNonNull(baseDirectory, "baseDirectory cannot be null");
             requireNonNull(role, "role cannot be null");
             fallbackDirs = List.copyOf(fallbackDirs);
             chain = List.copyOf(chain);
+            requireNonNull(playbookDirectory, "playbookDirectory cannot be null");
+            requireNonNull(importedHandlers, "importedHandlers cannot be null");
         }
     }
 
     private final ModuleCatalog catalog;
+    private final RoleLoader roles = new RoleLoader(this);
 
     TaskParser(ModuleCatalog catalog) {
         this.catalog = requireNonNull(catalog, "catalog cannot be null");
+    }
+
+    RoleLoader roles() {
+        return roles;
     }
 
     /** A list of tasks under {@code section} ({@code tasks}, {@code block}, ...); null or empty = none. */
@@ -124,6 +135,12 @@ final class TaskParser {
                     throw doc.error(item, "blocks are not supported in handlers; write the handlers one by one");
                 }
                 out.add(block(src, mapping, entries, inherited));
+            } else if (entries.stream().anyMatch(e -> ROLE_INCLUDE_KEYWORDS.contains(canonical(e.key())))) {
+                if (handler) {
+                    throw doc.error(item, "roles cannot be imported in handlers; import the role among the tasks "
+                            + "(its handlers join the play's)");
+                }
+                roleInclude(src, mapping, entries, inherited, out);
             } else if (entries.stream().anyMatch(e -> INCLUDE_KEYWORDS.contains(canonical(e.key())))) {
                 out.addAll(include(src, mapping, entries, inherited, handler));
             } else if (keys.contains("rescue") || keys.contains("always")) {
@@ -215,7 +232,8 @@ final class TaskParser {
         YamlDocument included = YamlDocument.read(found, "task");
         List<Path> chain = new ArrayList<>(src.chain());
         chain.add(absolute);
-        Source child = new Source(included, src.baseDirectory(), src.role(), src.fallbackDirs(), chain);
+        Source child = new Source(included, src.baseDirectory(), src.role(), src.fallbackDirs(), chain,
+                src.playbookDirectory(), src.importedHandlers());
         List<TaskNode> out = new ArrayList<>();
         Optional<Node> root = included.root();
         if (root.isPresent()) {
@@ -226,6 +244,75 @@ final class TaskParser {
             readList(child, root.get(), inherited.inherit(own), keyword, handler, out);
         }
         return out;
+    }
+
+    /**
+     * {@code import_role}/{@code include_role}: the role's tasks in place, read now (both static here,
+     * like {@code include_tasks}); the entry's keywords are pushed down onto them, its {@code vars}
+     * are role vars, and the role's handlers join the play's.
+     */
+    private void roleInclude(Source src, MappingNode mapping, List<YamlDocument.Entry> entries, Keywords inherited,
+                             List<TaskNode> out) throws InvalidInputException {
+        YamlDocument doc = src.doc();
+        Keywords own = new Keywords();
+        YamlDocument.Entry include = null;
+        for (YamlDocument.Entry e : entries) {
+            String key = canonical(e.key());
+            if (ROLE_INCLUDE_KEYWORDS.contains(key)) {
+                if (include != null) {
+                    throw doc.error(e.keyNode(), "two role imports in one task; split them into two tasks");
+                }
+                include = e;
+            } else if (key.equals("name")) {
+                Values.string(doc, e.value(), "name");
+            } else if (key.equals("loop") || key.equals("with_items") || key.equals("loop_control")) {
+                throw doc.error(e.keyNode(), "a loop over a role is not supported ('" + key + "' would import it once "
+                        + "per item); put the loop on the role's tasks instead");
+            } else if (!common(doc, e, own)) {
+                throw unknownKeyword(doc, e, concat(List.of("name"), Keywords.NAMES), "'" + canonical(include == null
+                        ? "import_role" : include.key()) + "'");
+            }
+        }
+        requireNonNull(include, "a role include entry was expected");
+        String keyword = canonical(include.key());
+        if (!(include.value() instanceof MappingNode args)) {
+            throw doc.error(include.value(), "'" + keyword + "' takes a mapping ('name: ROLE', optionally tasks_from, "
+                    + "vars_from, defaults_from, handlers_from), not " + YamlDocument.describe(include.value()));
+        }
+        Map<String, String> given = new LinkedHashMap<>();
+        Node nameNode = null;
+        for (YamlDocument.Entry e : doc.entries(args)) {
+            switch (e.key()) {
+                case "name", "tasks_from", "vars_from", "defaults_from", "handlers_from" -> {
+                    String value = Values.string(doc, e.value(), keyword + "." + e.key());
+                    if (value.contains("${") || value.contains("{{")) {
+                        throw doc.error(e.value(), "a templated '" + e.key() + "' in '" + keyword + "' is not supported; "
+                                + "write a fixed name (choose between roles with 'when:')");
+                    }
+                    given.put(e.key(), value);
+                    if (e.key().equals("name")) {
+                        nameNode = e.value();
+                    }
+                }
+                case "apply" -> throw doc.error(e.keyNode(), "'" + keyword + ".apply' is not needed here: keywords "
+                        + "written on the task (when, tags, become, ...) already apply to every task of the role");
+                case "public" -> throw doc.error(e.keyNode(), "'" + keyword + ".public' is not supported: a role's "
+                        + "defaults and vars are seen by its own tasks only; set shared variables with vars_files or set_fact");
+                case "allow_duplicates", "rolespec_validate" -> throw doc.error(e.keyNode(), "'" + keyword + "."
+                        + e.key() + "' is not supported; remove it (a role imported twice runs twice)");
+                default -> throw doc.error(e.keyNode(), "unknown parameter '" + e.key() + "' for '" + keyword + "'"
+                        + suggestion(e.key(), ROLE_INCLUDE_ARGS) + "; it takes " + String.join(", ", ROLE_INCLUDE_ARGS));
+            }
+        }
+        if (nameNode == null) {
+            throw doc.error(include.value(), "'" + keyword + "' needs the role's name ('name: ROLE')");
+        }
+        RoleLoader.Files files = new RoleLoader.Files(given.getOrDefault("tasks_from", "main"),
+                given.getOrDefault("vars_from", "main"), given.getOrDefault("defaults_from", "main"),
+                given.getOrDefault("handlers_from", "main"));
+        Optional<Path> askingRole = src.role().map(RoleContext::directory);
+        roles.load(new RoleLoader.Origin(doc, nameNode, src.playbookDirectory(), askingRole, src.chain()), given.get("name"), own,
+                Map.of(), inherited, files, out, src.importedHandlers());
     }
 
     private static String cycle(List<Path> chain, Path again) {
@@ -406,11 +493,8 @@ final class TaskParser {
         }
         Keywords effective = inherited.inherit(own);
         int retryCount = retries.orElse(until.isPresent() ? DEFAULT_UNTIL_RETRIES : 0);
-        return new Task(name, module, args, argPositions, effective.when, loop, register, notify,
-                effective.tags, effective.vars, effective.ignoreErrors.orElse(false), changedWhen, failedWhen, until,
-                retryCount, delay.orElse(DEFAULT_DELAY_SECONDS), effective.runOnce.orElse(false),
-                effective.delegateTo, effective.noLog.orElse(false), effective.become, effective.becomeUser,
-                effective.checkMode, effective.timeoutSeconds, listen,
+        return new Task(name, module, args, argPositions, effective.freeze(), loop, register, notify,
+                changedWhen, failedWhen, until, retryCount, delay.orElse(DEFAULT_DELAY_SECONDS), listen,
                 src.baseDirectory(), src.role(), doc.position(mapping));
     }
 
@@ -488,30 +572,7 @@ final class TaskParser {
 
     /** Reads one of {@link Keywords#NAMES} into {@code into}; false when the key is not one of them. */
     static boolean common(YamlDocument doc, YamlDocument.Entry e, Keywords into) throws InvalidInputException {
-        Node v = e.value();
-        switch (e.key()) {
-            case "when" -> into.when.addAll(Values.conditions(doc, v, "when"));
-            case "tags" -> into.tags.addAll(Values.tags(doc, v));
-            case "vars" -> into.vars.putAll(doc.mapping(v, "'vars'"));
-            case "become" -> into.become = Optional.of(Values.bool(doc, v, "become"));
-            case "become_user" -> into.becomeUser = Optional.of(Values.string(doc, v, "become_user"));
-            case "ignore_errors" -> into.ignoreErrors = Optional.of(Values.bool(doc, v, "ignore_errors"));
-            case "no_log" -> into.noLog = Optional.of(Values.bool(doc, v, "no_log"));
-            case "run_once" -> into.runOnce = Optional.of(Values.bool(doc, v, "run_once"));
-            case "delegate_to" -> into.delegateTo = Optional.of(Values.string(doc, v, "delegate_to"));
-            case "check_mode" -> into.checkMode = Optional.of(Values.bool(doc, v, "check_mode"));
-            case "timeout" -> {
-                int seconds = Values.count(doc, v, "timeout");
-                if (seconds < 1) {
-                    throw doc.error(v, "'timeout' is the task's time limit in seconds and must be at least 1");
-                }
-                into.timeoutSeconds = Optional.of(seconds);
-            }
-            default -> {
-                return false;
-            }
-        }
-        return true;
+        return into.read(doc, e);
     }
 
     private InvalidInputException unknownModuleOrKeyword(YamlDocument doc, YamlDocument.Entry e) {

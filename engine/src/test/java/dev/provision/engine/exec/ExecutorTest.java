@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
 import dev.provision.engine.source.InvalidInputException;
 import java.nio.file.Path;
@@ -157,5 +158,65 @@ class ExecutorTest {
         assertEquals(1, commands.stream().filter(c -> c.contains("stat -c")).count(), commands.toString());
         assertEquals(3, commands.stream().filter(c -> c.startsWith("sysctl -n")).count(), commands.toString());
         assertEquals(TaskStatus.OK, harness.results.get(0).status());
+    }
+
+    @Test
+    void environmentIsTemplatedPerHostMergedInnerWinsAndWrapsEveryCommand() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  vars: {proxy: "http://proxy:3128", proxy_env: {NO_PROXY: localhost}}
+                  environment: {http_proxy: "${proxy}", LANG: C.UTF-8}
+                  tasks:
+                    - command: marker
+                      environment: {LANG: C}
+                    - command: second
+                      environment: "${proxy_env}"
+                    - command: plain
+                """, TWELVE_HOSTS);
+        assertEquals(List.of("env http_proxy=http://proxy:3128 LANG=C /bin/sh -c marker",
+                        "env http_proxy=http://proxy:3128 LANG=C.UTF-8 NO_PROXY=localhost /bin/sh -c second",
+                        "env http_proxy=http://proxy:3128 LANG=C.UTF-8 /bin/sh -c plain"),
+                harness.factory.commandLines("node01").stream().map(l -> l.replace("'", "")).toList());
+    }
+
+    @Test
+    void anEnvironmentExpressionThatGivesNoMappingFailsTheTaskWithItsPosition() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  vars: {not_a_map: [1, 2]}
+                  tasks:
+                    - command: marker
+                      environment: "${not_a_map}"
+                """, TWELVE_HOSTS);
+        assertEquals(TaskStatus.FAILED, harness.results.get(0).status());
+        assertTrue(harness.results.get(0).message().contains("site.yml:5:7"), harness.results.get(0).message());
+        assertTrue(harness.results.get(0).message().contains("'environment' must give a mapping"), harness.results.get(0).message());
+        assertEquals(List.of(), harness.factory.commandLines("node01"));
+    }
+
+    @Test
+    void includeVarsReadsATemplatedFileFromVarsAndItsVariablesReachLaterTasks() throws Exception {
+        java.nio.file.Files.createDirectories(tmp.resolve("vars"));
+        java.nio.file.Files.writeString(tmp.resolve("vars/debian.yml"), "greeting: hello\nports: [80, 443]\n");
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  vars: {flavor: debian}
+                  tasks:
+                    - include_vars: "${flavor}.yml"
+                    - include_vars: {file: debian.yml, name: site}
+                    - command: "echo ${greeting} ${site.ports[1]}"
+                    - include_vars: missing.yml
+                """, TWELVE_HOSTS);
+        assertEquals(List.of("echo hello 443"), harness.factory.commandLines("node01"));
+        TaskResult missing = harness.results.get(3);
+        assertEquals(TaskStatus.FAILED, missing.status());
+        assertTrue(missing.message().contains("vars file 'missing.yml' not found; searched " + tmp.resolve("vars")),
+                missing.message());
     }
 }

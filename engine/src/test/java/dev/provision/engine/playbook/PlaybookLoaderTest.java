@@ -540,4 +540,113 @@ class PlaybookLoaderTest {
         assertEquals("unknown parameter 'chdir' for module 'command'; it takes cmd, creates", error.problem());
         assertEquals(new SourcePosition(dir.resolve("site.yml").toString(), 4, 14), error.position());
     }
+
+    @Test
+    void importRoleReadsTheRoleInPlaceWithItsFilesAndItsHandlersJoinThePlay() throws Exception {
+        write("roles/web/tasks/main.yml", "- debug: {msg: main}\n");
+        write("roles/web/tasks/setup.yml", "- name: set up\n  debug: {msg: setup}\n  notify: reload web\n");
+        write("roles/web/handlers/main.yml", "- name: reload web\n  debug: {msg: reload}\n");
+        write("roles/web/vars/tuned.yml", "port: 8443\n");
+        write("roles/web/defaults/main.yml", "port: 80\nworkers: 4\n");
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - debug: {msg: before}
+                    - ansible.builtin.import_role:
+                        name: web
+                        tasks_from: setup
+                        vars_from: tuned
+                      vars: {extra: 1}
+                      when: enabled
+                      become: true
+                    - debug: {msg: after}
+                  handlers:
+                    - name: own
+                      debug: {msg: own}
+                """);
+        Play play = playbook.plays().get(0);
+        assertEquals(3, play.tasks().size());
+        Task setup = task(play.tasks(), 1);
+        assertEquals("web : set up", setup.displayName());
+        assertEquals(List.of("enabled"), setup.when().stream().map(Expression::text).toList());
+        assertEquals(Optional.of(true), setup.become());
+        RoleContext role = setup.role().orElseThrow();
+        assertEquals(Map.of("port", 8443, "extra", 1), role.vars());
+        assertEquals(Map.of("port", 80, "workers", 4), role.defaults());
+        assertEquals(List.of("reload web", "own"), play.handlers().stream().map(Task::name).toList());
+    }
+
+    @Test
+    void includeRoleFromARoleFindsItsSiblingAndACycleIsNamed() throws Exception {
+        write("roles/base/tasks/main.yml", "- debug: {msg: base}\n");
+        write("roles/app/tasks/main.yml", "- include_role: {name: base}\n- debug: {msg: app}\n");
+        Playbook playbook = load("""
+                - hosts: all
+                  roles: [app]
+                """);
+        assertEquals(List.of("base : debug", "app : debug"),
+                playbook.plays().get(0).tasks().stream().map(n -> ((Task) n).displayName()).toList());
+
+        write("roles/loop/tasks/main.yml", "- import_role: {name: loop}\n");
+        InvalidInputException cycle = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  tasks:
+                    - import_role: {name: loop}
+                """));
+        assertTrue(cycle.getMessage().contains("role cycle"), cycle.getMessage());
+        assertTrue(cycle.getMessage().contains("roles/loop/tasks/main.yml:1:"), cycle.getMessage());
+    }
+
+    @Test
+    void roleImportsThatCannotWorkAreRefusedWithWhatToDo() throws Exception {
+        write("roles/web/tasks/main.yml", "- debug: {msg: main}\n");
+        Map<String, String> cases = Map.of(
+                "- import_role: {name: web, tasks_from: nope}", "has no tasks file 'nope'",
+                "- import_role: {name: \"${which}\"}", "templated 'name'",
+                "- import_role: {name: web}\n      loop: [1, 2]", "a loop over a role is not supported",
+                "- import_role: {name: web, public: true}", "'import_role.public' is not supported",
+                "- import_role: {name: web, task_from: x}", "did you mean 'tasks_from'",
+                "- import_role: web", "takes a mapping",
+                "- import_role: {tasks_from: main}", "needs the role's name",
+                "- import_role: {name: ../outside}", "is not allowed");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> load("""
+                    - hosts: all
+                      tasks:
+                    """ + "    " + c.getKey() + "\n"), c.getKey());
+            assertTrue(e.getMessage().contains(c.getValue()), c.getKey() + " -> " + e.getMessage());
+            assertTrue(e.getMessage().matches("(?s).*site\\.yml:\\d+:\\d+: .*"), e.getMessage());
+        }
+        InvalidInputException inHandler = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  handlers:
+                    - import_role: {name: web}
+                """));
+        assertTrue(inHandler.getMessage().contains("roles cannot be imported in handlers"), inHandler.getMessage());
+    }
+
+    @Test
+    void environmentLayersArePushedDownOuterFirstAndNamesAreChecked() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  environment: {http_proxy: "http://proxy:3128"}
+                  tasks:
+                    - block:
+                        - command: apt-get update
+                          environment: {LANG: C}
+                      environment: "${proxy_env}"
+                """);
+        Block block = (Block) playbook.plays().get(0).tasks().get(0);
+        Task t = task(block.block(), 0);
+        assertEquals(List.of(Map.of("http_proxy", "http://proxy:3128"), "${proxy_env}", Map.of("LANG", "C")),
+                t.keywords().environment());
+        for (String bad : List.of("{\"-i\": x}", "{\"A=B\": x}", "{A: [1, 2]}", "just-a-string", "[A]")) {
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> load("""
+                    - hosts: all
+                      tasks:
+                        - command: x
+                          environment:\s""" + bad + "\n"), bad);
+            assertTrue(e.getMessage().contains("environment"), bad + " -> " + e.getMessage());
+        }
+    }
 }

@@ -22,6 +22,16 @@ public interface TaskContext {
      */
     Path controllerFile(String name) throws ModuleException;
 
+    /**
+     * Reads a controller-side vars file ({@code include_vars}): a YAML (or JSON) mapping, looked up in
+     * the role's {@code vars/}, the playbook's {@code vars/}, then beside the role and the playbook;
+     * read with the same bounds and positioned errors as a playbook.
+     *
+     * @throws ModuleException when no such file exists (the message names the places searched) or it
+     *     is not a mapping (the message names file, line and column)
+     */
+    Map<String, Object> controllerVars(String name) throws ModuleException;
+
     /** Evaluates bare expressions ({@code assert that:}) with this host's variables. */
     Expressions expressions();
 

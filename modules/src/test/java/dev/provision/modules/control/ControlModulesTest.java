@@ -31,7 +31,9 @@ class ControlModulesTest {
                 .expression("clock_ok", false)
                 .expression("x in ['a','b']", true)
                 .expression("gpus", 8)
-                .expression("nothing", null);
+                .expression("nothing", null)
+                .varsFile("debian.yml", Map.of("greeting", "hello", "ports", List.of(80)))
+                .varsFile("bad.yml", Map.of("my-var", 1));
     }
 
     private static Arguments row(String name, TaskModule module, Map<String, Object> args, Expect expect) {
@@ -67,7 +69,18 @@ class ControlModulesTest {
                 row("set_fact: one fact", new SetFactModule(), Args.of("role", "worker"), converged("set role")),
                 row("set_fact: cacheable is not a fact", new SetFactModule(), Args.of("b", 1, "a", 2, "cacheable", "yes"), converged("set a, b")),
                 row("set_fact: nothing to set", new SetFactModule(), Args.of("cacheable", true), fails("at least one name: value pair")),
-                row("set_fact: bad name", new SetFactModule(), Args.of("my-var", 1), fails("'my-var' is not a valid variable name")));
+                row("set_fact: bad name", new SetFactModule(), Args.of("my-var", 1), fails("'my-var' is not a valid variable name")),
+                row("include_vars: a file", new IncludeVarsModule(), Args.of("file", "debian.yml"), converged("read debian.yml")),
+                row("include_vars: missing file", new IncludeVarsModule(), Args.of("file", "nope.yml"), fails("vars file 'nope.yml' not found")),
+                row("include_vars: a bad name in the file", new IncludeVarsModule(), Args.of("file", "bad.yml"),
+                        fails("sets 'my-var', which is not a valid variable name")),
+                row("include_vars: a bad name for name", new IncludeVarsModule(), Args.of("file", "debian.yml", "name", "a.b"),
+                        fails("'a.b' is not a valid variable name")),
+                row("include_vars: dir refused with what to do", new IncludeVarsModule(), Args.of("dir", "vars"),
+                        fails("name each file with its own include_vars task")),
+                row("include_vars: hash_behaviour refused", new IncludeVarsModule(),
+                        Args.of("file", "debian.yml", "hash_behaviour", "merge"), fails("'hash_behaviour' is not supported")),
+                row("include_vars: neither file nor dir", new IncludeVarsModule(), Args.of("name", "x"), fails("file")));
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
@@ -93,6 +106,14 @@ class ControlModulesTest {
     void quietAssertLeavesTheMessageOut() throws Exception {
         assertEquals(Map.of(), plan(new AssertModule(), Args.of("that", "ib_up", "quiet", true)).result());
         assertEquals(Map.of("msg", "All assertions passed"), plan(new AssertModule(), Args.of("that", "ib_up")).result());
+    }
+
+    @Test
+    void includeVarsSetsTheFileAsFactsAtTheTopOrUnderName() throws Exception {
+        assertEquals(Map.of("greeting", "hello", "ports", List.of(80)),
+                plan(new IncludeVarsModule(), Args.of("file", "debian.yml")).facts());
+        assertEquals(Map.of("os", Map.of("greeting", "hello", "ports", List.of(80))),
+                plan(new IncludeVarsModule(), Args.of("file", "debian.yml", "name", "os")).facts());
     }
 
     private Plan plan(TaskModule module, Map<String, Object> args) throws Exception {

@@ -25,6 +25,7 @@ public final class FakeContext implements TaskContext {
     private final Map<String, String> templates = new HashMap<>();
     private final Map<String, Object> expressions = new HashMap<>();
     private final Map<String, Object> variables = new LinkedHashMap<>();
+    private final Map<String, Map<String, Object>> varsFiles = new HashMap<>();
 
     public FakeContext(FakeHost host, Path controllerDirectory) {
         this.host = host;
@@ -51,6 +52,12 @@ public final class FakeContext implements TaskContext {
         return controllerFile(name, content.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** A vars file {@link #controllerVars} finds, with its mapping. */
+    public FakeContext varsFile(String name, Map<String, Object> content) {
+        varsFiles.put(name, Map.copyOf(content));
+        return this;
+    }
+
     public FakeContext expression(String expression, Object value) {
         expressions.put(expression, value);
         return this;
@@ -75,6 +82,15 @@ public final class FakeContext implements TaskContext {
             }
             return rendered;
         };
+    }
+
+    @Override
+    public Map<String, Object> controllerVars(String name) throws ModuleException {
+        Map<String, Object> content = varsFiles.get(name);
+        if (content == null) {
+            throw new ModuleException("vars file '" + name + "' not found");
+        }
+        return content;
     }
 
     @Override

@@ -1,0 +1,188 @@
+package dev.provision.engine.playbook;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.engine.source.InvalidInputException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/**
+ * Reads one role into tasks and handlers: for a play's {@code roles:} entry and for
+ * {@code import_role}/{@code include_role} among tasks alike (both static here). A role is
+ * {@code roles/NAME} beside the playbook, else {@code NAME} beside it, else (from inside a role) a
+ * sibling of that role; a name that is absolute or backs out with {@code ..} is refused.
+ */
+final class RoleLoader {
+    /**
+     * Which files of the role to read: {@code main} unless {@code tasks_from}, {@code vars_from},
+     * {@code defaults_from} or {@code handlers_from} name another ({@code setup} finds {@code setup.yml}).
+     */
+    record Files(String tasks, String vars, String defaults, String handlers) {
+        static final Files MAIN = new Files("main", "main", "main", "main");
+    }
+
+    /**
+     * Where a role is wanted from: the playbook's directory, the role whose task asks for it (if any),
+     * and the chain of files being read (a role that imports itself, directly or not, is a cycle).
+     */
+    record Origin(YamlDocument doc, Node at, Path playbookDirectory, Optional<Path> askingRole, List<Path> chain) {
+        Origin {
+            chain = List.copyOf(chain);
+            requireNonNull(doc, "doc cannot be null");
+            requireNonNull(at, "at cannot be null");
+            requireNonNull(playbookDirectory, "playbookDirectory cannot be null");
+            requireNonNull(askingRole, "askingRole cannot be null");
+        }
+    }
+
+    private final TaskParser tasks;
+
+    RoleLoader(TaskParser tasks) {
+        this.tasks = requireNonNull(tasks, "tasks cannot be null");
+    }
+
+    /**
+     * Appends the role's tasks to {@code into} and its handlers to {@code handlersInto}.
+     *
+     * @param entry the keywords written on the role entry or include; its vars join the role's vars
+     * @param params role parameters (keys of a {@code roles:} entry that are not keywords)
+     * @param inherited what the entry itself inherits (the play's, or the enclosing blocks')
+     */
+    void load(Origin origin, String name, Keywords entry, Map<String, Object> params, Keywords inherited, Files files,
+              List<TaskNode> into, List<Task> handlersInto) throws InvalidInputException {
+        YamlDocument doc = origin.doc();
+        Path relative = roleName(doc, origin.at(), name);
+        LinkedHashSet<Path> candidates = new LinkedHashSet<>();
+        candidates.add(origin.playbookDirectory().resolve("roles").resolve(relative));
+        candidates.add(origin.playbookDirectory().resolve(relative));
+        origin.askingRole().map(Path::getParent).ifPresent(siblings -> candidates.add(siblings.resolve(relative)));
+        Path roleDir = null;
+        for (Path candidate : candidates) {
+            if (java.nio.file.Files.isDirectory(candidate)) {
+                roleDir = candidate;
+                break;
+            }
+        }
+        if (roleDir == null) {
+            List<String> looked = candidates.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList();
+            throw doc.error(origin.at(), "role '" + name + "' not found; looked in " + String.join(", ", looked));
+        }
+        rejectDependencies(roleDir, name);
+        Map<String, Object> defaults = optionalMapping(doc, origin.at(), roleDir.resolve("defaults"), files.defaults(),
+                !files.defaults().equals("main"));
+        Map<String, Object> roleVars = optionalMapping(doc, origin.at(), roleDir.resolve("vars"), files.vars(),
+                !files.vars().equals("main"));
+        roleVars.putAll(entry.vars);
+        roleVars.putAll(params);
+        RoleContext context = new RoleContext(name, roleDir.toAbsolutePath().normalize(), defaults, roleVars);
+        // role vars live in the RoleContext; keep them out of each task's vars
+        Keywords pushed = new Keywords().inherit(entry);
+        pushed.vars.clear();
+        Keywords below = inherited.inherit(pushed);
+        Optional<Path> tasksFile = file(roleDir.resolve("tasks"), files.tasks());
+        if (tasksFile.isEmpty() && !files.tasks().equals("main")) {
+            throw doc.error(origin.at(), "role '" + name + "' has no tasks file '" + files.tasks() + "' (looked for "
+                    + files.tasks() + ".yml and " + files.tasks() + ".yaml in " + roleDir.resolve("tasks").toAbsolutePath().normalize() + ")");
+        }
+        if (tasksFile.isPresent() && origin.chain().contains(tasksFile.get().toAbsolutePath().normalize())) {
+            throw doc.error(origin.at(), "role cycle: role '" + name + "' is imported again while its tasks ("
+                    + tasksFile.get().getFileName() + ") are being read; remove one of the imports");
+        }
+        if (tasksFile.isPresent()) {
+            into.addAll(roleTasks(origin, tasksFile.get(), roleDir, context, below, false, handlersInto));
+        }
+        Optional<Path> handlersFile = file(roleDir.resolve("handlers"), files.handlers());
+        if (handlersFile.isPresent()) {
+            for (TaskNode handler : roleTasks(origin, handlersFile.get(), roleDir, context, below, true, handlersInto)) {
+                handlersInto.add((Task) handler);
+            }
+        }
+    }
+
+    /**
+     * The role's directory relative to a roles directory: a name that is absolute or backs out with
+     * {@code ..} would read tasks, vars and templates from anywhere on the controller.
+     */
+    private static Path roleName(YamlDocument doc, Node at, String name) throws InvalidInputException {
+        Path relative = TaskParser.resolve(doc, at, Path.of(""), name).normalize();
+        if (relative.isAbsolute() || relative.startsWith("..") || relative.toString().isEmpty()) {
+            throw doc.error(at, "role '" + YamlDocument.printable(name) + "' is not allowed: a role is a directory "
+                    + "under roles/ or beside the playbook, named without '..' or a leading '/'");
+        }
+        return relative;
+    }
+
+    private List<? extends TaskNode> roleTasks(Origin origin, Path file, Path roleDir, RoleContext context,
+                                               Keywords inherited, boolean handlers, List<Task> handlersInto)
+            throws InvalidInputException {
+        YamlDocument doc = YamlDocument.read(file, handlers ? "handlers" : "task");
+        if (doc.root().isEmpty()) {
+            return List.of();
+        }
+        Node root = doc.root().get();
+        if (!(root instanceof SequenceNode)) {
+            throw doc.error(root, "a task file must be a list of tasks (each starting with '- '), not "
+                    + YamlDocument.describe(root));
+        }
+        List<Path> chain = new ArrayList<>(origin.chain());
+        chain.add(file.toAbsolutePath().normalize());
+        TaskParser.Source source = new TaskParser.Source(doc, roleDir.toAbsolutePath().normalize(), Optional.of(context),
+                List.of(roleDir.resolve("tasks")), chain,
+                origin.playbookDirectory(), handlersInto);
+        return handlers ? tasks.handlers(source, root, inherited) : tasks.tasks(source, root, inherited, "tasks");
+    }
+
+    private static void rejectDependencies(Path roleDir, String name) throws InvalidInputException {
+        Optional<Path> meta = file(roleDir.resolve("meta"), "main");
+        if (meta.isEmpty()) {
+            return;
+        }
+        YamlDocument doc = YamlDocument.read(meta.get(), "role meta");
+        if (doc.root().isPresent() && doc.root().get() instanceof MappingNode m) {
+            for (YamlDocument.Entry e : doc.entries(m)) {
+                if (e.key().equals("dependencies") && e.value() instanceof SequenceNode s && !s.getValue().isEmpty()) {
+                    throw doc.error(e.keyNode(), "role dependencies are not supported yet; list the roles that '" + name
+                            + "' needs before it under the play's 'roles:'");
+                }
+            }
+        }
+    }
+
+    private static Map<String, Object> optionalMapping(YamlDocument origin, Node at, Path dir, String name, boolean required)
+            throws InvalidInputException {
+        Optional<Path> file = file(dir, name);
+        if (file.isEmpty()) {
+            if (required) {
+                throw origin.error(at, "role file '" + name + "' not found (looked for " + name + ".yml and " + name
+                        + ".yaml in " + dir.toAbsolutePath().normalize() + ")");
+            }
+            return new LinkedHashMap<>();
+        }
+        YamlDocument doc = YamlDocument.read(file.get(), "vars");
+        return doc.root().isPresent() ? doc.mapping(doc.root().get(), "a role vars file") : new LinkedHashMap<>();
+    }
+
+    /** {@code DIR/NAME.yml}, else {@code DIR/NAME.yaml}, else {@code DIR/NAME} when it is written with its extension. */
+    private static Optional<Path> file(Path dir, String name) {
+        List<String> names = new ArrayList<>(List.of(name + ".yml", name + ".yaml"));
+        if (name.endsWith(".yml") || name.endsWith(".yaml")) {
+            names.add(0, name);
+        }
+        for (String candidateName : names) {
+            Path candidate = dir.resolve(candidateName).normalize();
+            if (candidate.startsWith(dir.normalize()) && java.nio.file.Files.isRegularFile(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -70,6 +70,10 @@ final class DocCommand implements Callable<Integer> {
             }
             page.append("  ").append(String.format("%-" + width + "s", p.name())).append(String.join("; ", facts)).append('\n');
         }
+        if (!spec.refused().isEmpty()) {
+            page.append("\nNot supported (refused with the reason; false or no is accepted as not given):\n");
+            spec.refused().forEach((n, why) -> page.append("  ").append(n).append(": ").append(why).append('\n'));
+        }
         if (spec.acceptsAnyKeys()) {
             page.append("  (any other key is accepted)\n");
         }

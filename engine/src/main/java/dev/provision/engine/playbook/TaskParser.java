@@ -466,7 +466,12 @@ final class TaskParser {
                 for (String word : dev.provision.modules.text.ShellWords.split(Values.string(doc, s, module))) {
                     int eq = word.indexOf('=');
                     String key = word.substring(0, eq);
-                    if (spec.lookup(key).isEmpty() && !spec.acceptsAnyKeys()) {
+                    java.util.Optional<String> refusal = spec.lookup(key).isEmpty() && !word.contains("${")
+                            ? spec.refusal(key, word.substring(eq + 1)) : java.util.Optional.empty();
+                    if (refusal.isPresent()) {
+                        throw new InvalidInputException(at, refusal.get() + " (module '" + module + "')");
+                    }
+                    if (spec.lookup(key).isEmpty() && !spec.acceptsAnyKeys() && !spec.refused().containsKey(key)) {
                         throw new InvalidInputException(at, "module '" + module + "' has no parameter '" + key + "' ("
                                 + paramList(spec) + ")");
                     }
@@ -501,7 +506,16 @@ final class TaskParser {
     private void readArgs(YamlDocument doc, MappingNode mapping, String module, ParamSpec spec,
                           Map<String, Object> args, Map<String, SourcePosition> positions) throws InvalidInputException {
         for (YamlDocument.Entry e : doc.entries(mapping)) {
-            if (!spec.acceptsAnyKeys() && spec.lookup(e.key()).isEmpty()) {
+            if (spec.refused().containsKey(e.key()) && spec.lookup(e.key()).isEmpty()) {
+                Object value = doc.value(e.value());
+                // A value still to be rendered is judged when the task is planned.
+                if (!(value instanceof String text && text.contains("${"))) {
+                    java.util.Optional<String> refusal = spec.refusal(e.key(), value);
+                    if (refusal.isPresent()) {
+                        throw doc.error(e.keyNode(), refusal.get() + " (module '" + module + "')");
+                    }
+                }
+            } else if (!spec.acceptsAnyKeys() && spec.lookup(e.key()).isEmpty()) {
                 Set<String> known = new TreeSet<>();
                 spec.params().values().forEach(p -> {
                     known.add(p.name());

@@ -29,6 +29,13 @@ class ReferenceCommandsTest {
     }
 
     @Test
+    void docNamesTheAnsibleParametersAModuleRefusesWithTheReason() {
+        assertEquals(0, provision("doc", "apt"), printed());
+        assertTrue(printed().contains("\nNot supported (refused with the reason; false or no is accepted as not given):\n"), printed());
+        assertTrue(printed().contains("\n  deb: provision installs from the package lists only;"), printed());
+    }
+
+    @Test
     void docListsTheModulesAndSuggestsForATypo() {
         assertEquals(0, provision("doc"), printed());
         assertTrue(printed().contains("\n  blockinfile\n") && printed().contains("\n  sysctl\n"), printed());

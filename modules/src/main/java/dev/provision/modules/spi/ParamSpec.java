@@ -35,9 +35,11 @@ public final class ParamSpec {
     private final List<Set<String>> mutuallyExclusive;
     private final List<Set<String>> requiredOneOf;
     private final boolean anyKeys;
+    private final Map<String, String> refused;
 
     private ParamSpec(Builder b) {
         this.anyKeys = b.anyKeys;
+        this.refused = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.refused));
         this.params = Map.copyOf(b.params);
         this.freeForm = Optional.ofNullable(b.freeForm);
         this.mutuallyExclusive = List.copyOf(b.mutuallyExclusive);
@@ -64,6 +66,27 @@ public final class ParamSpec {
     /** Whether undeclared keys are accepted as they are ({@code set_fact}). */
     public boolean acceptsAnyKeys() {
         return anyKeys;
+    }
+
+    /**
+     * Parameters this module knows by name (Ansible's) and refuses, each with the reason and what to
+     * do instead, in declaration order; aliases are keys of their own. A refused parameter given as
+     * false, {@code no} or empty asks for nothing and is accepted as not given.
+     */
+    public Map<String, String> refused() {
+        return refused;
+    }
+
+    /**
+     * Why {@code key} given as {@code value} is refused ({@code parameter 'deb' is not supported:
+     * REASON}); empty when the key is not a refused one or the value asks for nothing.
+     */
+    public Optional<String> refusal(String key, Object value) {
+        String reason = refused.get(key);
+        if (reason == null || lookup(key).isPresent() || ParamValidator.asksForNothing(value)) {
+            return Optional.empty();
+        }
+        return Optional.of("parameter '" + key + "' is not supported: " + reason);
     }
 
     /** Finds a parameter by name or alias. */
@@ -95,6 +118,7 @@ public final class ParamSpec {
         private final List<Set<String>> mutuallyExclusive = new ArrayList<>();
         private final List<Set<String>> requiredOneOf = new ArrayList<>();
         private boolean anyKeys;
+        private final Map<String, String> refused = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -137,6 +161,26 @@ public final class ParamSpec {
         public Builder anyKeys() {
             this.anyKeys = true;
             return this;
+        }
+
+        /**
+         * A parameter (another module's, usually Ansible's) that this module refuses with
+         * {@code reason}: what it would do and what to write instead (see {@link #refused()}).
+         */
+        public Builder refused(String name, String reason, String... aliases) {
+            requireNonNull(reason, "reason cannot be null");
+            for (String n : concat(name, aliases)) {
+                if (params.containsKey(n) || refused.putIfAbsent(n, reason) != null) {
+                    throw new IllegalArgumentException("duplicate parameter " + n);
+                }
+            }
+            return this;
+        }
+
+        private static List<String> concat(String name, String... more) {
+            List<String> all = new ArrayList<>(List.of(name));
+            all.addAll(List.of(more));
+            return all;
         }
 
         public Builder mutuallyExclusive(String... names) {

@@ -20,6 +20,13 @@ final class ParamValidator {
         for (Map.Entry<String, Object> e : raw.entrySet()) {
             String key = e.getKey();
             Optional<ParamSpec.Param> declared = spec.lookup(key);
+            if (declared.isEmpty() && spec.refused().containsKey(key)) {
+                Optional<String> refusal = spec.refusal(key, e.getValue());
+                if (refusal.isPresent()) {
+                    throw new ParamException(key, refusal.get());
+                }
+                continue;
+            }
             if (declared.isEmpty() && spec.acceptsAnyKeys()) {
                 // YAML `x:` with no value: an empty string, since Params holds no nulls
                 out.put(key, e.getValue() == null ? "" : e.getValue());
@@ -60,6 +67,17 @@ final class ParamValidator {
             }
         }
         return new Params(out);
+    }
+
+    /** {@code false}, {@code no}, empty: a refused parameter given so changes nothing and is accepted. */
+    static boolean asksForNothing(Object value) {
+        if (value == null || value instanceof Boolean b && !b) {
+            return true;
+        }
+        return value instanceof String s && switch (s.strip().toLowerCase(Locale.ROOT)) {
+            case "", "no", "false", "off", "0", "n" -> true;
+            default -> false;
+        };
     }
 
     private static Object coerce(ParamSpec.Param p, String key, Object v) throws ParamException {

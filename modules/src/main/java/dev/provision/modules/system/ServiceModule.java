@@ -94,34 +94,13 @@ public final class ServiceModule implements TaskModule {
         Optional<String> state = params.optString("state");
         Optional<Boolean> enabled = params.has("enabled") ? Optional.of(params.bool("enabled")) : Optional.empty();
         Backend backend = backend(params, host, name);
+        if (backend instanceof Systemd) {
+            return planSystemd(host, Optional.of(name), new UnitRequest(state, enabled, Optional.empty(), false));
+        }
         List<Change> changes = new ArrayList<>();
         List<String> reasons = new ArrayList<>();
         if (state.isPresent()) {
-            boolean running = backend.running();
-            String wanted = state.get();
-            switch (wanted) {
-                case "started" -> {
-                    if (running) {
-                        reasons.add(name + " is running");
-                    } else {
-                        changes.add(change("start " + name, name, "stopped", "running", backend.command("start")));
-                    }
-                }
-                case "stopped" -> {
-                    if (running) {
-                        changes.add(change("stop " + name, name, "running", "stopped", backend.command("stop")));
-                    } else {
-                        reasons.add(name + " is stopped");
-                    }
-                }
-                case "restarted" -> changes.add(change("restart " + name, name, running ? "running" : "stopped", "running (restarted)",
-                        running ? backend.command("restart") : backend.command("start")));
-                case "reloaded" -> changes.add(running
-                        ? change("reload " + name, name, "running", "running (reloaded)", backend.command("reload"))
-                        : change("start " + name + " (it was not running, so there was nothing to reload)", name, "stopped", "running",
-                                backend.command("start")));
-                default -> throw new ModuleException("unsupported state " + wanted);
-            }
+            stateChanges(backend, name, state.get(), changes, reasons);
         }
         if (enabled.isPresent()) {
             backend.enablement(enabled.get(), changes, reasons);
@@ -133,6 +112,186 @@ public final class ServiceModule implements TaskModule {
         Plan plan = new Plan(changes, reason, java.util.Map.of(), java.util.Map.of());
         return state.isEmpty() ? plan
                 : plan.withProbeAfterwards(backend.statusProbe(), backend.statusAnswer(!state.get().equals("stopped")));
+    }
+
+    /** Whether {@code name} is a unit or service name (no option, no glob, no blank). */
+    static boolean isServiceName(String name) {
+        return NAME.matcher(name).matches();
+    }
+
+    /**
+     * What a systemd task asks for ({@code service} on a systemd host, or {@code systemd}).
+     *
+     * @param masked empty: leave the mask as it is
+     * @param daemonReload let systemd read changed unit files before the rest
+     */
+    record UnitRequest(Optional<String> state, Optional<Boolean> enabled, Optional<Boolean> masked, boolean daemonReload) {
+    }
+
+    /** The probe that tells whether systemd has read a unit's files as they are on disk. */
+    static List<String> unitFilesProbe(String name) {
+        return List.of("systemctl", "show", "--property=Id,LoadState,FragmentPath,NeedDaemonReload", name);
+    }
+
+    /**
+     * Plans a systemd unit on a systemd host, in this order: {@code daemon-reload}, unmask, the
+     * state, enabled, mask. Without a name only the reload is planned (always: what systemd has not
+     * read cannot be asked without a unit). With a name the reload is planned only when systemd
+     * says the unit's files changed on disk ({@code NeedDaemonReload}), or, in a dry run, when an
+     * earlier task changes them and no earlier plan of the run reloads them already. The plan says
+     * what {@code is-active}, {@code is-enabled} and that probe answer once it is applied.
+     */
+    static Plan planSystemd(HostView host, Optional<String> unit, UnitRequest request) throws ModuleException {
+        List<Change> changes = new ArrayList<>();
+        List<String> reasons = new ArrayList<>();
+        java.util.Map<List<String>, ProbeResult> afterwards = new java.util.LinkedHashMap<>();
+        if (unit.isEmpty()) {
+            changes.add(Change.of("reload systemd's unit files (daemon_reload)", Command.Exec.of("systemctl", "daemon-reload")));
+            return new Plan(changes, "", java.util.Map.of(), java.util.Map.of());
+        }
+        String name = unit.get();
+        Optional<String> state = request.state();
+        if (request.masked().orElse(false)) {
+            if (state.isPresent() && !state.get().equals("stopped")) {
+                throw new ModuleException("masked: true and state: " + state.get() + " contradict: systemd cannot start a masked unit");
+            }
+            if (request.enabled().orElse(false)) {
+                throw new ModuleException("masked: true and enabled: true contradict: systemd cannot enable a masked unit");
+            }
+        }
+        Systemd systemd = new Systemd(host, name);
+        if (request.daemonReload()) {
+            daemonReload(host, name, changes, reasons, afterwards);
+        }
+        int afterReload = changes.size();
+        if (state.isPresent()) {
+            stateChanges(systemd, name, state.get(), changes, reasons);
+        }
+        Optional<ProbeResult> isEnabled = request.enabled().isPresent() || request.masked().isPresent()
+                ? Optional.of(host.probe("systemctl", "is-enabled", name)) : Optional.empty();
+        boolean isMasked = isEnabled.map(p -> p.stdout().strip().startsWith("masked")).orElse(false);
+        boolean unmask = request.masked().isPresent() && !request.masked().get() && isMasked;
+        if (request.masked().isPresent()) {
+            if (request.masked().get() == isMasked) {
+                reasons.add(name + (isMasked ? " is masked" : " is not masked"));
+            } else if (unmask) {
+                changes.add(afterReload, new Change("unmask " + name, List.of(new Diff("service " + name, "masked: true\n", "masked: false\n")),
+                        List.of(Command.Exec.of("systemctl", "unmask", name))));
+            }
+        }
+        if (request.enabled().isPresent()) {
+            boolean wanted = request.enabled().get();
+            if (unmask) {
+                // What is-enabled says once the mask is gone is not known before: enable or disable it.
+                changes.add(new Change((wanted ? "enable " : "disable ") + name + " (once unmasked)",
+                        List.of(new Diff("service " + name, "enabled: masked\n", "enabled: " + wanted + "\n")),
+                        List.of(Command.Exec.of("systemctl", wanted ? "enable" : "disable", name))));
+                afterwards.put(List.of("systemctl", "is-enabled", name), isEnabledAnswer(wanted));
+            } else {
+                systemd.enablement(isEnabled.orElseThrow(), wanted, changes, reasons, afterwards);
+            }
+        }
+        if (request.masked().orElse(false) && !isMasked) {
+            changes.add(new Change("mask " + name, List.of(new Diff("service " + name, "masked: false\n", "masked: true\n")),
+                    List.of(Command.Exec.of("systemctl", "mask", name))));
+            afterwards.put(List.of("systemctl", "is-enabled", name), new ProbeResult(1, "masked\n", ""));
+        }
+        String reason = String.join("; ", reasons);
+        if (changes.isEmpty()) {
+            return Plan.converged(reason);
+        }
+        if (state.isPresent() && changes.size() > afterReload) {
+            boolean running = switch (state.get()) {
+                case "stopped" -> false;
+                case "tried-restart" -> systemd.running();
+                default -> true;
+            };
+            afterwards.put(systemd.statusProbe(), systemd.statusAnswer(running));
+        }
+        Plan plan = new Plan(changes, reason, java.util.Map.of(), java.util.Map.of());
+        for (java.util.Map.Entry<List<String>, ProbeResult> e : afterwards.entrySet()) {
+            plan = plan.withProbeAfterwards(e.getKey(), e.getValue());
+        }
+        return plan;
+    }
+
+    private static ProbeResult isEnabledAnswer(boolean enabled) {
+        return enabled ? new ProbeResult(0, "enabled\n", "") : new ProbeResult(1, "disabled\n", "");
+    }
+
+    private static void daemonReload(HostView host, String name, List<Change> changes, List<String> reasons,
+                                     java.util.Map<List<String>, ProbeResult> afterwards) throws ModuleException {
+        List<String> probe = unitFilesProbe(name);
+        ProbeResult shown = host.probe(probe.toArray(String[]::new));
+        java.util.Map<String, String> unit = new java.util.HashMap<>();
+        shown.stdout().lines().forEach(line -> {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                unit.put(line.substring(0, eq), line.substring(eq + 1).strip());
+            }
+        });
+        String why;
+        if (!shown.ok() || !unit.containsKey("NeedDaemonReload")) {
+            why = "systemd cannot tell whether it has read " + name + "'s unit files" + (shown.stderr().isBlank() ? "" : ": " + shown.stderr().strip());
+        } else if (unit.get("NeedDaemonReload").equals("yes")) {
+            why = name + "'s unit files changed on disk";
+        } else if (host.pendingAnswer(probe).isEmpty() && "loaded".equals(unit.get("LoadState"))
+                && unitFilesPending(host, unit.getOrDefault("Id", name), unit.getOrDefault("FragmentPath", ""))) {
+            // A dry run: an earlier task writes this loaded unit's files; once written, systemd says they changed.
+            why = "an earlier task changes " + name + "'s unit files";
+        } else {
+            reasons.add("systemd has read " + name + "'s unit files");
+            return;
+        }
+        changes.add(Change.of("reload systemd's unit files (" + why + ")", Command.Exec.of("systemctl", "daemon-reload")));
+        afterwards.put(probe, new ProbeResult(0, shown.stdout().replace("NeedDaemonReload=yes", "NeedDaemonReload=no"), ""));
+    }
+
+    /** Whether an earlier task of a dry run changes the unit file or a drop-in directory of unit {@code id}. */
+    private static boolean unitFilesPending(HostView host, String id, String fragment) {
+        List<String> paths = new ArrayList<>(List.of("/etc/systemd/system/" + id, "/etc/systemd/system/" + id + ".d",
+                "/run/systemd/system/" + id + ".d"));
+        if (!fragment.isEmpty()) {
+            paths.add(fragment);
+            paths.add(fragment + ".d");
+        }
+        return paths.stream().anyMatch(host::changesPending);
+    }
+
+    /** The change (or the reason) that brings {@code name} to {@code wanted}. */
+    private static void stateChanges(Backend backend, String name, String wanted, List<Change> changes, List<String> reasons)
+            throws ModuleException {
+        boolean running = backend.running();
+        switch (wanted) {
+            case "started" -> {
+                if (running) {
+                    reasons.add(name + " is running");
+                } else {
+                    changes.add(change("start " + name, name, "stopped", "running", backend.command("start")));
+                }
+            }
+            case "stopped" -> {
+                if (running) {
+                    changes.add(change("stop " + name, name, "running", "stopped", backend.command("stop")));
+                } else {
+                    reasons.add(name + " is stopped");
+                }
+            }
+            case "restarted" -> changes.add(change("restart " + name, name, running ? "running" : "stopped", "running (restarted)",
+                    running ? backend.command("restart") : backend.command("start")));
+            case "reloaded" -> changes.add(running
+                    ? change("reload " + name, name, "running", "running (reloaded)", backend.command("reload"))
+                    : change("start " + name + " (it was not running, so there was nothing to reload)", name, "stopped", "running",
+                            backend.command("start")));
+            case "tried-restart" -> {
+                if (running) {
+                    changes.add(change("restart " + name, name, "running", "running (restarted)", backend.command("restart")));
+                } else {
+                    reasons.add(name + " is not running (tried-restart restarts only a running unit)");
+                }
+            }
+            default -> throw new ModuleException("unsupported state " + wanted);
+        }
     }
 
     private static Change change(String summary, String name, String before, String after, List<Command> commands) {
@@ -201,14 +360,19 @@ public final class ServiceModule implements TaskModule {
 
         @Override
         public void enablement(boolean wanted, List<Change> changes, List<String> reasons) throws ModuleException {
-            ProbeResult probe = host.probe("systemctl", "is-enabled", name);
+            enablement(host.probe("systemctl", "is-enabled", name), wanted, changes, reasons, new java.util.HashMap<>());
+        }
+
+        /** From the answer of {@code systemctl is-enabled NAME}; records what it answers once changed. */
+        void enablement(ProbeResult probe, boolean wanted, List<Change> changes, List<String> reasons,
+                        java.util.Map<List<String>, ProbeResult> afterwards) throws ModuleException {
             String status = probe.stdout().strip();
             if (status.isEmpty()) {
                 throw new ModuleException("systemd has no unit " + name + ": " + probe.stderr().strip());
             }
             if (status.startsWith("masked")) {
                 if (wanted) {
-                    throw new ModuleException(name + " is masked; unmask it (systemctl unmask " + name + ") before enabling it");
+                    throw new ModuleException(name + " is masked; unmask it (masked: false, or systemctl unmask " + name + ") before enabling it");
                 }
                 reasons.add(name + " is masked");
                 return;
@@ -225,6 +389,7 @@ public final class ServiceModule implements TaskModule {
                 changes.add(new Change((wanted ? "enable " : "disable ") + name,
                         List.of(new Diff("service " + name, "enabled: " + enabled + "\n", "enabled: " + wanted + "\n")),
                         List.of(Command.Exec.of("systemctl", wanted ? "enable" : "disable", name))));
+                afterwards.put(List.of("systemctl", "is-enabled", name), isEnabledAnswer(wanted));
             }
         }
     }

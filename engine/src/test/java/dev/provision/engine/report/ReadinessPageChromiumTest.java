@@ -2,22 +2,14 @@ package dev.provision.engine.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.awt.image.BufferedImage;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
-import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,12 +25,10 @@ class ReadinessPageChromiumTest {
     private static final int CHECKS = ReadinessFleet.GPU_ROWS.size() + 5;
     private static final Path TARGET = Path.of("target");
     private static Path page;
-    private static Optional<String> chromium;
+    private static final HeadlessChromium CHROMIUM = new HeadlessChromium(TARGET.resolve("chromium-profile"));
 
     @BeforeAll
     static void writeTheReport() throws Exception {
-        chromium = Stream.of(Optional.ofNullable(System.getenv("PROVISION_CHROMIUM")).orElse(""), "/usr/bin/chromium", "/usr/bin/chromium-browser")
-                .filter(p -> !p.isEmpty() && Files.isExecutable(Path.of(p))).findFirst();
         Files.createDirectories(TARGET);
         page = TARGET.resolve("readiness-1000.html").toAbsolutePath();
         HtmlReport report = new HtmlReport(page);
@@ -48,19 +38,7 @@ class ReadinessPageChromiumTest {
 
     /** Chromium's DOM after the page's script ran, for the page opened at {@code fragment}. */
     private static String dom(String fragment) throws Exception {
-        return new String(chromium("--dump-dom", page.toUri() + fragment), StandardCharsets.UTF_8);
-    }
-
-    private static byte[] chromium(String... args) throws Exception {
-        assumeTrue(chromium.isPresent(), "no chromium installed (apt-get install chromium)");
-        List<String> argv = new ArrayList<>(List.of(chromium.get(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--no-first-run", "--user-data-dir=" + TARGET.resolve("chromium-profile").toAbsolutePath()));
-        argv.addAll(List.of(args));
-        Process p = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(Duration.ofSeconds(120).toSeconds(), TimeUnit.SECONDS), "chromium did not finish");
-        assertEquals(0, p.exitValue(), "chromium failed");
-        return out;
+        return CHROMIUM.dom(page, fragment);
     }
 
     private static int count(String text, String regex) {
@@ -130,25 +108,9 @@ class ReadinessPageChromiumTest {
 
     @Test
     void screenshotShowsTheVerdictColours() throws Exception {
-        Path png = TARGET.resolve("readiness-1000.png").toAbsolutePath();
-        Files.deleteIfExists(png);
-        chromium("--window-size=1400,1100", "--hide-scrollbars", "--screenshot=" + png, page.toUri() + "#sort=fails");
-        assertTrue(Files.size(png) > 0, "screenshot written");
-        BufferedImage image = ImageIO.read(new File(png.toString()));
-        assertTrue(pixels(image, 0xc62828) > 500, "fail red on screen");
-        assertTrue(pixels(image, 0x2e7d32) > 5000, "pass green on screen");
-        assertTrue(pixels(image, 0xf9a825) > 50, "warn amber on screen");
-    }
-
-    private static int pixels(BufferedImage image, int rgb) {
-        int n = 0;
-        for (int y = 0; y < image.getHeight(); y++) {
-            for (int x = 0; x < image.getWidth(); x++) {
-                if ((image.getRGB(x, y) & 0xffffff) == rgb) {
-                    n++;
-                }
-            }
-        }
-        return n;
+        BufferedImage image = CHROMIUM.screenshot(page, "#sort=fails", 1400, 1100, TARGET.resolve("readiness-1000.png"));
+        assertTrue(HeadlessChromium.pixels(image, 0xc62828) > 500, "fail red on screen");
+        assertTrue(HeadlessChromium.pixels(image, 0x2e7d32) > 5000, "pass green on screen");
+        assertTrue(HeadlessChromium.pixels(image, 0xf9a825) > 50, "warn amber on screen");
     }
 }

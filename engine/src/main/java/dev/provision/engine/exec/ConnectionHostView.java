@@ -126,7 +126,7 @@ final class ConnectionHostView implements HostView {
         String p = ShellWords.quote(path);
         // A small regular file's content comes along (after a CONTENT line): a module that stats a
         // file nearly always reads it next, and one round trip is cheaper than two.
-        String script = "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(stat -c '%F|%a|%U|%G|%s|%d|%i|%h' -- " + p
+        String script = "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(stat -c '%F|%a|%U|%G|%d|%i|%h|%s' -- " + p
                 + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L " + p + " ]; then readlink -- " + p + " || true;"
                 + " elif [ \"${l%%|*}\" = 'regular file' ] && [ \"${l##*|}\" -le " + CONTENT_WITH_STAT_MAX
                 + " ] && [ -r " + p + " ]; then printf 'CONTENT\\n'; cat -- " + p + " || true; fi; else exit 3; fi";
@@ -180,9 +180,9 @@ final class ConnectionHostView implements HostView {
             default -> FileStat.Type.OTHER;
         };
         String target = type == FileStat.Type.LINK && lines.size() > 1 ? lines.get(1) : "";
-        if (f.length >= 8) {
-            return new FileStat(type, Integer.parseInt(f[1], 8), f[2], f[3], Long.parseLong(f[4]), target,
-                    Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]));
+        if (f.length >= 8) { // the size last: the script compares it as ${l##*|}
+            return new FileStat(type, Integer.parseInt(f[1], 8), f[2], f[3], Long.parseLong(f[7]), target,
+                    Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]));
         }
         return new FileStat(type, Integer.parseInt(f[1], 8), f[2], f[3], Long.parseLong(f[4]), target);
     }

@@ -42,7 +42,9 @@ final class RemoteCopy {
     static Plan plan(HostView host, String src, String dest, Optional<String> mode, Attributes owners, boolean follow,
                      boolean force) throws ModuleException {
         FilePaths.requireAbsolute("src", src);
-        Optional<FileStat> source = FilePaths.statFollowing(host, src);
+        // "d/" names the directory d (a file with a slash after its name does not exist)
+        Optional<FileStat> source = FilePaths.statFollowing(host, src.equals("/") ? src : FilePaths.stripTrailingSlashes(src))
+                .filter(s -> !src.endsWith("/") || s.type() == FileStat.Type.DIRECTORY);
         if (source.isEmpty()) {
             throw new ModuleException("Source " + src + " not found");
         }

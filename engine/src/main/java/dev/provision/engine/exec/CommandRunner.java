@@ -17,7 +17,37 @@ import java.util.Optional;
  * to judge (its {@code failed_when} may accept a non-zero exit).
  */
 final class CommandRunner {
+    // A new name beside the target, renamed over it: whatever was there is replaced atomically.
+    private static final String HARD_LINK_SCRIPT = """
+            tmp="${target%/*}/.provision-link-$$"
+            ln -- "$src" "$tmp" || exit 1
+            mv -f -T -- "$tmp" "$target" || { rm -f -- "$tmp"; exit 1; }
+            """;
+
+    // As FileTransfer's put, with cp on the host instead of the controller's bytes: temp file beside
+    // the target, attributes given or kept from the target (0666 under the umask for a new one), rename.
+    private static final String COPY_SCRIPT = """
+            dir="${target%/*}"; [ -n "$dir" ] || dir=/
+            if [ -d "$target" ] && [ ! -L "$target" ]; then echo "$target is a directory" >&2; exit 1; fi
+            tmp=$(mktemp "$dir/.provision-XXXXXX") || exit 1
+            fail() { rm -f -- "$tmp"; exit 1; }
+            trap fail HUP INT TERM PIPE
+            cp -- "$src" "$tmp" || fail
+            if [ -e "$target" ] && [ ! -L "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
+            if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi
+            if [ -n "$group" ]; then chgrp -- "$group" "$tmp" || fail; fi
+            if [ -n "$mode" ]; then chmod -- "$mode" "$tmp" || fail
+            elif [ -e "$target" ] && [ ! -L "$target" ]; then chmod --reference="$target" -- "$tmp" || fail
+            else chmod -- "$(printf '%o' $(( 0666 & ~$(umask) )))" "$tmp" || fail
+            fi
+            mv -f -T -- "$tmp" "$target" || fail
+            """;
+
     private CommandRunner() {
+    }
+
+    private static String assign(String variable, String value) {
+        return variable + "=" + ShellWords.quote(value) + "\n";
     }
 
     /** The result of a user program; empty for file-system commands. */
@@ -37,6 +67,11 @@ final class CommandRunner {
                     "set attributes of " + a.path());
             case Command.Symlink l -> check(c, "ln -sfn -- " + ShellWords.quote(l.target()) + " " + ShellWords.quote(l.path()),
                     "link " + l.path());
+            case Command.HardLink h -> check(c, assign("src", h.target()) + assign("target", h.path()) + HARD_LINK_SCRIPT,
+                    "hard link " + h.path() + " to " + h.target());
+            case Command.CopyFile f -> check(c, assign("src", f.source()) + assign("target", f.path())
+                    + assign("mode", f.attributes().mode().orElse("")) + assign("owner", f.attributes().owner().orElse(""))
+                    + assign("group", f.attributes().group().orElse("")) + COPY_SCRIPT, "copy " + f.source() + " to " + f.path());
         }
         return Optional.empty();
     }

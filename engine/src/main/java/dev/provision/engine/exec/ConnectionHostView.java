@@ -64,6 +64,10 @@ final class ConnectionHostView implements HostView {
 
     @Override
     public Optional<byte[]> readFile(String path) throws ModuleException {
+        Optional<String> copiedFrom = this.forecast.flatMap(f -> f.copiedFrom(path));
+        if (copiedFrom.isPresent()) {
+            return readFile(copiedFrom.get());
+        }
         Optional<Optional<byte[]>> forecast = this.forecast.flatMap(f -> f.content(path));
         if (forecast.isPresent()) {
             return forecast.get();
@@ -92,6 +96,24 @@ final class ConnectionHostView implements HostView {
     }
 
     @Override
+    public java.util.SortedMap<String, FileStat> walk(String directory) throws ModuleException {
+        ExecResult r = exec(ExecRequest.argv(dev.provision.modules.spi.FileTree.argv(directory)));
+        if (r.exitCode() != 0) {
+            if (forecast.isPresent() && forecast.get().changes(directory) && stat(directory).isPresent()) {
+                return forecast.get().below(directory, new java.util.TreeMap<>()); // a directory the run would create
+            }
+            throw new ModuleException("cannot list " + directory + ": " + r.stderrText().strip());
+        }
+        java.util.SortedMap<String, FileStat> listing;
+        try {
+            listing = dev.provision.modules.spi.FileTree.parse(directory, r.stdoutText());
+        } catch (IllegalArgumentException e) {
+            throw new ModuleException("cannot list " + directory + ": " + e.getMessage(), e);
+        }
+        return forecast.isPresent() ? forecast.get().below(directory, listing) : listing;
+    }
+
+    @Override
     public Optional<FileStat> stat(String path) throws ModuleException {
         Optional<Optional<FileStat>> forecast = this.forecast.flatMap(f -> f.stat(path));
         if (forecast.isPresent()) {
@@ -104,7 +126,7 @@ final class ConnectionHostView implements HostView {
         String p = ShellWords.quote(path);
         // A small regular file's content comes along (after a CONTENT line): a module that stats a
         // file nearly always reads it next, and one round trip is cheaper than two.
-        String script = "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(stat -c '%F|%a|%U|%G|%s' -- " + p
+        String script = "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(stat -c '%F|%a|%U|%G|%d|%i|%h|%s' -- " + p
                 + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L " + p + " ]; then readlink -- " + p + " || true;"
                 + " elif [ \"${l%%|*}\" = 'regular file' ] && [ \"${l##*|}\" -le " + CONTENT_WITH_STAT_MAX
                 + " ] && [ -r " + p + " ]; then printf 'CONTENT\\n'; cat -- " + p + " || true; fi; else exit 3; fi";
@@ -158,6 +180,10 @@ final class ConnectionHostView implements HostView {
             default -> FileStat.Type.OTHER;
         };
         String target = type == FileStat.Type.LINK && lines.size() > 1 ? lines.get(1) : "";
+        if (f.length >= 8) { // the size last: the script compares it as ${l##*|}
+            return new FileStat(type, Integer.parseInt(f[1], 8), f[2], f[3], Long.parseLong(f[7]), target,
+                    Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]));
+        }
         return new FileStat(type, Integer.parseInt(f[1], 8), f[2], f[3], Long.parseLong(f[4]), target);
     }
 

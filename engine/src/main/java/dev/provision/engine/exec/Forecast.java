@@ -17,8 +17,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * dry run of a fresh host would fail or mislead at the first dependent task.
  */
 final class Forecast {
-    /** What a path would be: present with content/stat, or removed. */
-    private record Entry(Optional<byte[]> content, Optional<FileStat> stat) {
+    /**
+     * What a path would be: present with content/stat, or removed; a host-side copy whose source the
+     * forecast does not hold reads its content from that source on the host ({@code copiedFrom}).
+     */
+    private record Entry(Optional<byte[]> content, Optional<FileStat> stat, Optional<String> copiedFrom) {
+        Entry(Optional<byte[]> content, Optional<FileStat> stat) {
+            this(content, stat, Optional.empty());
+        }
     }
 
     private final Map<String, Entry> paths = new ConcurrentHashMap<>();
@@ -64,6 +70,23 @@ final class Forecast {
             }
             case Command.Symlink l -> paths.put(l.path(), new Entry(Optional.empty(),
                     Optional.of(new FileStat(FileStat.Type.LINK, 0777, "root", "root", l.target().length(), l.target()))));
+            case Command.HardLink h -> {
+                // current: the stat of the link's target; the new name is that file
+                Entry source = paths.get(h.target());
+                paths.put(h.path(), source != null ? source
+                        : new Entry(Optional.empty(), current, Optional.of(h.target())));
+            }
+            case Command.CopyFile f -> {
+                // current: the stat of the copy's source
+                Entry source = paths.get(f.source());
+                long size = source != null ? source.content().map(b -> (long) b.length).orElse(0L)
+                        : current.map(FileStat::size).orElse(0L);
+                FileStat stat = withAttributes(new FileStat(FileStat.Type.FILE, 0644, "root", "root", size, ""), f.attributes());
+                paths.put(f.path(), source != null && source.copiedFrom().isEmpty()
+                        ? new Entry(source.content(), Optional.of(stat))
+                        : new Entry(Optional.empty(), Optional.of(stat),
+                                Optional.of(source != null ? source.copiedFrom().orElseThrow() : f.source())));
+            }
             case Command.Exec e -> { }
             case Command.Shell s -> { }
         }
@@ -78,6 +101,38 @@ final class Forecast {
         return Optional.of(e.stat().isEmpty() ? Optional.empty() : e.content());
     }
 
+    /** The host path whose content a forecast copy holds: empty when the path is no such copy. */
+    Optional<String> copiedFrom(String path) {
+        Entry e = paths.get(path);
+        return e == null ? Optional.empty() : e.copiedFrom();
+    }
+
+    /**
+     * A directory listing of the host made forecast: what earlier tasks would create below
+     * {@code dir} added (with any parent directory that a {@code mkdir -p} makes), what they would
+     * remove dropped.
+     */
+    java.util.SortedMap<String, FileStat> below(String dir, java.util.SortedMap<String, FileStat> listing) {
+        String under = dir.endsWith("/") ? dir : dir + "/";
+        java.util.SortedMap<String, FileStat> merged = new java.util.TreeMap<>(listing);
+        // Shorter paths first: a removal drops what a later entry may put back below it.
+        List<String> keys = paths.keySet().stream().filter(k -> k.startsWith(under) && k.length() > under.length())
+                .sorted(java.util.Comparator.comparingInt(String::length).thenComparing(java.util.Comparator.naturalOrder())).toList();
+        for (String key : keys) {
+            Optional<FileStat> stat = paths.get(key).stat();
+            if (stat.isEmpty()) {
+                merged.remove(key);
+                merged.keySet().removeIf(k -> k.startsWith(key + "/"));
+                continue;
+            }
+            merged.put(key, stat.get());
+            for (String p = key.substring(0, key.lastIndexOf('/')); p.length() > under.length() - 1 && p.startsWith(under); p = p.substring(0, p.lastIndexOf('/'))) {
+                merged.putIfAbsent(p, new FileStat(FileStat.Type.DIRECTORY, 0755, "root", "root", 4096, ""));
+            }
+        }
+        return merged;
+    }
+
     /** The forecast stat of a path: empty when the forecast knows nothing of it. */
     Optional<Optional<FileStat>> stat(String path) {
         Entry e = paths.get(path);
@@ -86,6 +141,6 @@ final class Forecast {
 
     private static FileStat withAttributes(FileStat s, Command.Attributes a) {
         int mode = a.mode().map(m -> Integer.parseInt(m, 8)).orElse(s.mode());
-        return new FileStat(s.type(), mode, a.owner().orElse(s.owner()), a.group().orElse(s.group()), s.size(), s.linkTarget());
+        return s.withAttributes(mode, a.owner().orElse(s.owner()), a.group().orElse(s.group()));
     }
 }

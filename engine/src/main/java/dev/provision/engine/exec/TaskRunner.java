@@ -298,6 +298,8 @@ final class TaskRunner {
                     case Command.SetAttributes a -> a.path();
                     case Command.PutFile p -> p.path();
                     case Command.MakeDirectory d -> d.path();
+                    case Command.HardLink h -> h.target();
+                    case Command.CopyFile f -> f.source();
                     default -> "";
                 };
                 Optional<dev.provision.modules.spi.FileStat> current = Optional.empty();

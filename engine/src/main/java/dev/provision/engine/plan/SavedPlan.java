@@ -383,6 +383,15 @@ public final class SavedPlan {
                 n.put("symlink", l.path());
                 n.put("target", l.target());
             }
+            case Command.HardLink h -> {
+                n.put("hard_link", h.path());
+                n.put("target", h.target());
+            }
+            case Command.CopyFile f -> {
+                n.put("copy", f.path());
+                n.put("source", f.source());
+                attributes(n, f.attributes());
+            }
         }
         return n;
     }
@@ -464,6 +473,17 @@ public final class SavedPlan {
                         field(md, "symlink");
                         field(md, l.path());
                         field(md, l.target());
+                    }
+                    case Command.HardLink h -> {
+                        field(md, "hard_link");
+                        field(md, h.path());
+                        field(md, h.target());
+                    }
+                    case Command.CopyFile f -> {
+                        field(md, "copy");
+                        field(md, f.source());
+                        field(md, f.path());
+                        field(md, f.attributes().toString());
                     }
                 }
             }

@@ -47,4 +47,29 @@ class ForecastTest {
         assertEquals(0600, f.stat("/x").orElseThrow().orElseThrow().mode());
         assertArrayEquals("a".getBytes(), f.content("/x").orElseThrow().orElseThrow());
     }
+
+    @Test
+    void aListingGainsWhatEarlierTasksCreateAndLosesWhatTheyRemove() {
+        Forecast f = new Forecast();
+        f.record(new Command.PutFile("/t/new/deep/x", "abc".getBytes(), MODE_600), Optional.empty());
+        f.record(new Command.Remove("/t/old"), Optional.empty());
+        java.util.SortedMap<String, FileStat> host = new java.util.TreeMap<>();
+        host.put("/t/old", new FileStat(FileStat.Type.DIRECTORY, 0755, "root", "root", 4096, ""));
+        host.put("/t/old/y", new FileStat(FileStat.Type.FILE, 0644, "root", "root", 1, ""));
+        host.put("/t/kept", new FileStat(FileStat.Type.FILE, 0644, "root", "root", 1, ""));
+        assertEquals(java.util.List.of("/t/kept", "/t/new", "/t/new/deep", "/t/new/deep/x"), java.util.List.copyOf(f.below("/t", host).keySet()));
+        assertEquals(0600, f.below("/t", host).get("/t/new/deep/x").mode());
+    }
+
+    @Test
+    void aHostSideCopyReadsItsSourceAndAHardLinkIsItsTarget() {
+        Forecast f = new Forecast();
+        FileStat source = new FileStat(FileStat.Type.FILE, 0640, "root", "adm", 5, "", 1, 42, 1);
+        f.record(new Command.CopyFile("/srv/s", "/etc/f", MODE_600), Optional.of(source));
+        assertEquals(Optional.of("/srv/s"), f.copiedFrom("/etc/f"));
+        assertEquals(5, f.stat("/etc/f").orElseThrow().orElseThrow().size());
+        assertEquals(0600, f.stat("/etc/f").orElseThrow().orElseThrow().mode());
+        f.record(new Command.HardLink("/srv/l", "/srv/s"), Optional.of(source));
+        assertTrue(f.stat("/srv/l").orElseThrow().orElseThrow().sameFileAs(source));
+    }
 }

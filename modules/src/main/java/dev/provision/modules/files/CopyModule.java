@@ -33,6 +33,10 @@ import java.util.Optional;
  *   <li>{@code content}: the text to write; or {@code src}: a controller file found through the
  *       task's search path ({@link TaskContext#controllerFile}). Exactly one is required. Copying
  *       directories is not supported.
+ *   <li>{@code remote_src} (default false): {@code src} is an absolute path on the managed host, a
+ *       file or a directory, copied there without passing through the controller; see
+ *       {@link RemoteCopy} for what a directory (with or without a trailing slash) becomes.
+ *       {@code validate} and {@code backup} are not supported with it.
  *   <li>{@code force} (default true): false leaves an existing {@code dest} alone.
  *   <li>{@code follow} (default false): a symlink at {@code dest} is replaced by a regular file
  *       (always a change, as in Ansible); with true, the file it points to is written.
@@ -52,6 +56,7 @@ public final class CopyModule implements TaskModule {
                     .optional("src", Type.STRING)
                     .withDefault("force", Type.BOOL, true)
                     .withDefault("follow", Type.BOOL, false)
+                    .withDefault("remote_src", Type.BOOL, false)
                     .mutuallyExclusive("content", "src")
                     .requiredOneOf("content", "src")))
             .build();
@@ -81,6 +86,17 @@ public final class CopyModule implements TaskModule {
 
     private Plan planContent(Params params, TaskContext context) throws ModuleException {
         String dest = FilePaths.requireAbsolute("dest", params.string("dest"));
+        if (params.bool("remote_src")) {
+            if (!params.has("src")) {
+                throw new ModuleException("remote_src needs src, a path on the managed host");
+            }
+            if (params.has("validate") || params.bool("backup")) {
+                throw new ModuleException("validate and backup are not supported with remote_src");
+            }
+            return RemoteCopy.plan(context.host(), params.string("src"), dest, params.optString("mode"),
+                    new Attributes(Optional.empty(), params.optString("owner"), params.optString("group")),
+                    params.bool("follow"), params.bool("force"));
+        }
         if (params.has("src")) {
             String src = params.string("src");
             Path file = context.controllerFile(src);

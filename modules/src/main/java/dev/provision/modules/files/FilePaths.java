@@ -97,7 +97,7 @@ final class FilePaths {
         };
     }
 
-    private static String stripTrailingSlashes(String path) {
+    static String stripTrailingSlashes(String path) {
         String p = path;
         while (p.length() > 1 && p.endsWith("/")) {
             p = p.substring(0, p.length() - 1);

@@ -108,6 +108,31 @@ public sealed interface Command {
     }
 
     /**
+     * Makes {@code path} a hard link to the existing file {@code target} (both absolute), replacing
+     * whatever file is at {@code path} atomically (a new link beside it, renamed over it).
+     */
+    record HardLink(String path, String target) implements Command {
+        public HardLink {
+            requireNonNull(path, "path cannot be null");
+            requireNonNull(target, "target cannot be null");
+        }
+    }
+
+    /**
+     * Copies the host's regular file {@code source} to {@code path} on the same host, without the
+     * content passing through the controller: a temp file beside the target, attributes set, rename
+     * (as {@link PutFile}). Attributes not given are those of a new file ({@code 0644}, the
+     * connection's user), never the source's.
+     */
+    record CopyFile(String source, String path, Attributes attributes) implements Command {
+        public CopyFile {
+            requireNonNull(source, "source cannot be null");
+            requireNonNull(path, "path cannot be null");
+            requireNonNull(attributes, "attributes cannot be null");
+        }
+    }
+
+    /**
      * Ownership and permissions; each part optional.
      *
      * @param mode octal permission bits such as {@code 0644}

@@ -28,6 +28,27 @@ public interface HostView {
     Optional<FileStat> stat(String path) throws ModuleException;
 
     /**
+     * Every path below {@code directory} (the directory itself left out), in path order, each with
+     * what {@link #stat} says of it: symlinks are listed, never followed nor descended into. In a dry
+     * run the listing is the forecast one: what earlier tasks of this run would create below the
+     * directory is in it, what they would remove is not. The default lists through the
+     * {@link FileTree} probe.
+     *
+     * @throws ModuleException when the directory cannot be listed (missing, not a directory, unreadable)
+     */
+    default java.util.SortedMap<String, FileStat> walk(String directory) throws ModuleException {
+        ProbeResult listing = probe(FileTree.argv(directory).toArray(String[]::new));
+        if (!listing.ok()) {
+            throw new ModuleException("cannot list " + directory + ": " + listing.stderr().strip());
+        }
+        try {
+            return FileTree.parse(directory, listing.stdout());
+        } catch (IllegalArgumentException e) {
+            throw new ModuleException("cannot list " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Whether an earlier task of this run changes {@code path} (or, for a directory, anything under
      * it) and the host does not hold that change
      * yet (a dry run): {@link #readFile} already answers with the new content, but a tool that reads

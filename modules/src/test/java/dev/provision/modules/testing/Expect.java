@@ -96,6 +96,8 @@ public sealed interface Expect {
             case Command.Remove r -> "remove " + r.path();
             case Command.SetAttributes s -> "attrs " + s.path() + " " + attrs(s.attributes());
             case Command.Symlink l -> "link " + l.path() + " -> " + l.target();
+            case Command.HardLink h -> "hardlink " + h.path() + " => " + h.target();
+            case Command.CopyFile f -> "cp " + f.source() + " " + f.path() + " " + attrs(f.attributes());
             case Command.Exec e -> "exec " + e.argv() + (e.stdin().length == 0 ? "" : " stdin=" + quoted(e.stdin()));
             case Command.Shell s -> "shell " + quoted(s.script().getBytes(StandardCharsets.UTF_8));
         };

@@ -20,7 +20,9 @@ import java.util.function.Consumer;
  * A host held in memory: files with their stat entries, probe answers keyed by argv, and facts.
  * {@link #apply} carries out a plan's file commands, so that a test can plan, apply and plan again
  * (the plan must then be empty). Adding a file or directory adds its missing parents, as root-owned
- * directories with mode 0755. An {@code Exec} does nothing unless the test says what it does with
+ * directories with mode 0755. Every file has its own inode unless {@link #hardLink} made two names
+ * of one; {@link #walk} lists what the map holds, and {@code sha256sum -z} probes are answered from
+ * the contents. An {@code Exec} does nothing unless the test says what it does with
  * {@link #onExec} (typically: answer a probe differently afterwards, as a real {@code sysctl -w}
  * changes what {@code sysctl -n} prints). Not thread-safe; one per test.
  */
@@ -33,6 +35,7 @@ public final class FakeHost implements HostView {
     private final Map<List<String>, Consumer<FakeHost>> execEffects = new HashMap<>();
     private final List<List<String>> execsRun = new ArrayList<>();
     private final List<String> pending = new ArrayList<>();
+    private long nextInode = 100;
 
     public FakeHost() {
         stats.put("/", stat(FileStat.Type.DIRECTORY, "0755", "root", "root", 0, ""));
@@ -60,6 +63,17 @@ public final class FakeHost implements HostView {
     public FakeHost directory(String path, String mode, String owner, String group) {
         parents(path);
         stats.put(path, stat(FileStat.Type.DIRECTORY, mode, owner, group, 4096, ""));
+        return this;
+    }
+
+    /** A second name for the file at {@code target}: one inode, two links, one content. */
+    public FakeHost hardLink(String path, String target) {
+        parents(path);
+        FileStat t = stats.get(target);
+        FileStat shared = new FileStat(t.type(), t.mode(), t.owner(), t.group(), t.size(), "", t.device(), t.inode(), t.links() + 1);
+        stats.replaceAll((p, s) -> s.sameFileAs(t) ? shared : s);
+        stats.put(path, shared);
+        contents.put(path, contents.get(target));
         return this;
     }
 
@@ -129,11 +143,38 @@ public final class FakeHost implements HostView {
     public ProbeResult probe(String... argv) throws ModuleException {
         List<String> key = List.of(argv);
         probesRun.add(key);
+        if (key.size() > 3 && key.subList(0, 3).equals(List.of("sha256sum", "-z", "--")) && !probes.containsKey(key)) {
+            StringBuilder out = new StringBuilder();
+            for (String f : key.subList(3, key.size())) {
+                byte[] c = contents.get(follow(f));
+                if (c == null) {
+                    return new ProbeResult(1, "", "sha256sum: " + f + ": No such file or directory\n");
+                }
+                out.append(sha256(c)).append("  ").append(f).append('\0');
+            }
+            return new ProbeResult(0, out.toString(), "");
+        }
         ProbeResult result = probes.get(key);
         if (result == null) {
             throw new ModuleException("fake host has no answer for probe " + key);
         }
         return result;
+    }
+
+    @Override
+    public java.util.SortedMap<String, FileStat> walk(String directory) throws ModuleException {
+        FileStat dir = stats.get(directory);
+        if (dir == null || dir.type() != FileStat.Type.DIRECTORY) {
+            throw new ModuleException("cannot list " + directory + ": not a directory");
+        }
+        String under = directory.endsWith("/") ? directory : directory + "/";
+        java.util.SortedMap<String, FileStat> below = new java.util.TreeMap<>();
+        stats.forEach((p, s) -> {
+            if (p.startsWith(under)) {
+                below.put(p, s);
+            }
+        });
+        return below;
     }
 
     @Override
@@ -174,10 +215,26 @@ public final class FakeHost implements HostView {
                 contents.keySet().removeIf(p -> p.equals(remove.path()) || p.startsWith(remove.path() + "/"));
             }
             case Command.SetAttributes set -> {
-                String real = follow(set.path());
+                // chown -h and chgrp -h change a link itself; chmod changes what it points to
+                String real = set.attributes().mode().isEmpty() ? set.path() : follow(set.path());
                 FileStat old = stats.get(real);
-                stats.put(real, withAttributes(old, set.attributes().mode().orElse(old.octalMode()),
-                        set.attributes().owner().orElse(old.owner()), set.attributes().group().orElse(old.group())));
+                FileStat now = withAttributes(old, set.attributes().mode().orElse(old.octalMode()),
+                        set.attributes().owner().orElse(old.owner()), set.attributes().group().orElse(old.group()));
+                stats.replaceAll((p, s) -> s.sameFileAs(old) ? now : s);
+                stats.put(real, now);
+            }
+            case Command.HardLink hard -> {
+                stats.remove(hard.path());
+                contents.remove(hard.path());
+                hardLink(hard.path(), hard.target());
+            }
+            case Command.CopyFile copy -> {
+                FileStat old = stats.get(copy.path());
+                Attributes a = copy.attributes();
+                boolean keep = old != null && old.type() == FileStat.Type.FILE;
+                bytes(copy.path(), contents.get(follow(copy.source())),
+                        a.mode().orElse(keep ? old.octalMode() : "0644"), a.owner().orElse(keep ? old.owner() : "root"),
+                        a.group().orElse(keep ? old.group() : "root"));
             }
             case Command.Symlink link -> {
                 contents.remove(link.path());
@@ -217,10 +274,18 @@ public final class FakeHost implements HostView {
     }
 
     private static FileStat withAttributes(FileStat s, String mode, String owner, String group) {
-        return stat(s.type(), mode, owner, group, s.size(), s.linkTarget());
+        return s.withAttributes(Integer.parseInt(mode, 8), owner, group);
     }
 
-    private static FileStat stat(FileStat.Type type, String mode, String owner, String group, long size, String target) {
-        return new FileStat(type, Integer.parseInt(mode, 8), owner, group, size, target);
+    private FileStat stat(FileStat.Type type, String mode, String owner, String group, long size, String target) {
+        return new FileStat(type, Integer.parseInt(mode, 8), owner, group, size, target, 1, nextInode++, 1);
+    }
+
+    private static String sha256(byte[] content) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.provision.engine.e2e.ansible;
 
 import static dev.provision.engine.e2e.ansible.DiffCase.dir;
 import static dev.provision.engine.e2e.ansible.DiffCase.file;
+import static dev.provision.engine.e2e.ansible.DiffCase.hardLink;
 import static dev.provision.engine.e2e.ansible.DiffCase.link;
 
 import java.util.ArrayList;
@@ -44,6 +45,9 @@ final class AnsibleCases {
         copyCases(cases);
         templateCases(cases);
         fileCases(cases);
+        hardLinkCases(cases);
+        remoteSrcCases(cases);
+        recurseCases(cases);
         checksAndBackupsCases(cases);
         return cases;
     }
@@ -275,6 +279,145 @@ final class AnsibleCases {
                 .intendedBecause(TOUCH));
         cases.add(DiffCase.of(m, "touch an existing file").with(file("f", "x")).args("path", "@/f", "state", "touch")
                 .intendedBecause(TOUCH));
+    }
+
+    private static final String SYMLINK_AT_DEST = "Ansible's state=hard leaves a symlink that already points to src and reports ok;"
+            + " provision replaces it with the hard link that state=hard asks for";
+    private static final String NEW_PARENT_MODE = "copy remote_src of a directory without a trailing slash to a missing dest:"
+            + " Ansible gives mode to dest and leaves the copied directory dest/d at the default; provision gives it to"
+            + " dest/d, the copied directory, as when dest exists (and as Ansible's own second run then does too)";
+
+    /** {@code file state=hard}: one file, two names. */
+    private static void hardLinkCases(List<DiffCase> cases) {
+        String m = "file";
+        cases.add(DiffCase.of(m, "hard link created").with(file("f", "x\n")).args("path", "@/l", "src", "@/f", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link already the same inode").with(file("f", "x\n"), hardLink("l", "f"))
+                .args("path", "@/l", "src", "@/f", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link over a file fails").with(file("f", "x\n"), file("l", "y\n"))
+                .args("path", "@/l", "src", "@/f", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link over a file with force").with(file("f", "x\n"), file("l", "y\n", "0600"))
+                .args("path", "@/l", "src", "@/f", "state", "hard", "force", true));
+        cases.add(DiffCase.of(m, "hard link over a file of the same content fails").with(file("f", "x\n"), file("l", "x\n"))
+                .args("path", "@/l", "src", "@/f", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link over another hard link fails").with(file("f", "x\n"), file("g", "y\n"), hardLink("l", "g"))
+                .args("path", "@/l", "src", "@/f", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link over another hard link with force").with(file("f", "x\n"), file("g", "y\n"), hardLink("l", "g"))
+                .args("path", "@/l", "src", "@/f", "state", "hard", "force", true));
+        cases.add(DiffCase.of(m, "hard link to a missing src fails").args("path", "@/l", "src", "@/missing", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link to a missing src over a file fails").with(file("l", "y\n"))
+                .args("path", "@/l", "src", "@/missing", "state", "hard", "force", true));
+        cases.add(DiffCase.of(m, "hard link to a directory fails").with(dir("d")).args("path", "@/l", "src", "@/d", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link in a missing directory fails").with(file("f", "x\n"))
+                .args("path", "@/nope/l", "src", "@/f", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link into a directory").with(file("f", "x\n"), dir("d"))
+                .args("path", "@/d", "src", "@/f", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link with mode").with(file("f", "x\n", "0644"))
+                .args("path", "@/l", "src", "@/f", "state", "hard", "mode", "0600"));
+        cases.add(DiffCase.of(m, "hard link already there, other mode").with(file("f", "x\n", "0644"), hardLink("l", "f"))
+                .args("path", "@/l", "src", "@/f", "state", "hard", "mode", "0640"));
+        cases.add(DiffCase.of(m, "hard link replaces a symlink elsewhere").with(file("f", "x\n"), file("g", "y\n"), link("l", "g"))
+                .args("path", "@/l", "src", "@/f", "state", "hard"));
+        cases.add(DiffCase.of(m, "hard link where a symlink to src is").with(file("f", "x\n"), link("l", "@/f"))
+                .args("path", "@/l", "src", "@/f", "state", "hard").intendedBecause(SYMLINK_AT_DEST));
+        cases.add(DiffCase.of(m, "hard link where a directory is fails").with(file("f", "x\n"), dir("l"), dir("l/f"))
+                .args("path", "@/l", "src", "@/f", "state", "hard", "force", true));
+    }
+
+    /** {@code copy remote_src=true}: a file or a directory of the managed host, copied there. */
+    private static void remoteSrcCases(List<DiffCase> cases) {
+        String m = "copy";
+        cases.add(DiffCase.of(m, "remote_src file to a new file").with(file("s", "from host\n", "0750"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src file, same content").with(file("s", "same\n"), file("f", "same\n", "0600"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src file, same size other content").with(file("s", "abc\n"), file("f", "xyz\n", "0640"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src file, other content keeps the mode").with(file("s", "new\n"), file("f", "older\n", "0600"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src file with mode").with(file("s", "x\n"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true, "mode", "0600"));
+        cases.add(DiffCase.of(m, "remote_src file, mode only").with(file("s", "x\n"), file("f", "x\n", "0644"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true, "mode", "0640"));
+        cases.add(DiffCase.of(m, "remote_src file, symbolic mode").with(file("s", "x\n"), file("f", "y\n", "0600"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true, "mode", "g+r"));
+        cases.add(DiffCase.of(m, "remote_src file, mode=preserve").with(file("s", "#!/bin/sh\n", "0750"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true, "mode", "preserve"));
+        cases.add(DiffCase.of(m, "remote_src file into an existing directory").with(file("s", "x\n"), dir("d"))
+                .args("src", "@/s", "dest", "@/d", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src file into dest/ that is missing").with(file("s", "x\n"))
+                .args("src", "@/s", "dest", "@/d/", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src missing src fails").args("src", "@/nope", "dest", "@/f", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src file into a missing directory fails").with(file("s", "x\n"))
+                .args("src", "@/s", "dest", "@/nope/f", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src replaces a symlink").with(file("s", "x\n"), file("real", "old\n"), link("f", "real"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src follow writes through a symlink").with(file("s", "x\n"), file("real", "old\n"), link("f", "real"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true, "follow", true));
+        cases.add(DiffCase.of(m, "remote_src force=false keeps a file").with(file("s", "x\n"), file("f", "old\n"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true, "force", false));
+        cases.add(DiffCase.of(m, "remote_src file with owner and group").with(file("s", "x\n"))
+                .args("src", "@/s", "dest", "@/f", "remote_src", true, "owner", "nobody", "group", "nogroup"));
+
+        List<DiffCase.Start> tree = List.of(dir("s"), file("s/a", "a\n", "0644"), file("s/run.sh", "#!/bin/sh\n", "0755"),
+                dir("s/sub", "0700"), file("s/sub/secret", "k\n", "0600"), dir("s/sub/deeper", "0750"), file("s/sub/deeper/z", "z\n", "0640"));
+        cases.add(DiffCase.of(m, "remote_src dir into an existing directory").with(tree.toArray(DiffCase.Start[]::new)).with(dir("d"))
+                .args("src", "@/s", "dest", "@/d", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src dir/ into an existing directory").with(tree.toArray(DiffCase.Start[]::new)).with(dir("d"))
+                .args("src", "@/s/", "dest", "@/d", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src dir/ to a missing dest").with(tree.toArray(DiffCase.Start[]::new))
+                .args("src", "@/s/", "dest", "@/d", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src dir to a missing dest").with(tree.toArray(DiffCase.Start[]::new))
+                .args("src", "@/s", "dest", "@/d", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src dir of mode 0700 into an existing directory").with(dir("s", "0700"), file("s/a", "a\n"), dir("d"))
+                .args("src", "@/s", "dest", "@/d", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src dir/ merges into a tree").with(tree.toArray(DiffCase.Start[]::new))
+                .with(dir("d"), file("d/a", "a\n", "0600"), file("d/run.sh", "old\n", "0644"), file("d/extra", "mine\n"),
+                        dir("d/sub", "0755"), file("d/sub/secret", "K\n", "0644"))
+                .args("src", "@/s/", "dest", "@/d", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src dir/ already copied").with(dir("s"), file("s/a", "a\n"), dir("s/sub"), file("s/sub/b", "b\n"),
+                        dir("d"), file("d/a", "a\n"), dir("d/sub"), file("d/sub/b", "b\n"))
+                .args("src", "@/s/", "dest", "@/d", "remote_src", true));
+        cases.add(DiffCase.of(m, "remote_src dir/ with mode").with(tree.toArray(DiffCase.Start[]::new)).with(dir("d"))
+                .args("src", "@/s/", "dest", "@/d", "remote_src", true, "mode", "0750"));
+        cases.add(DiffCase.of(m, "remote_src dir/ with owner and group").with(tree.toArray(DiffCase.Start[]::new))
+                .with(dir("d"), file("d/mine", "m\n"))
+                .args("src", "@/s/", "dest", "@/d", "remote_src", true, "owner", "nobody", "group", "nogroup"));
+        cases.add(DiffCase.of(m, "remote_src dir to a missing dest with mode").with(dir("s"), file("s/a", "a\n"))
+                .args("src", "@/s", "dest", "@/d", "remote_src", true, "mode", "0700").intendedBecause(NEW_PARENT_MODE));
+    }
+
+    /** {@code file state=directory recurse=true}: the attributes of a whole tree. */
+    private static void recurseCases(List<DiffCase> cases) {
+        String m = "file";
+        List<DiffCase.Start> tree = List.of(dir("t"), file("t/a", "a\n", "0644"), file("t/run.sh", "#!/bin/sh\n", "0755"),
+                dir("t/sub", "0700"), file("t/sub/secret", "k\n", "0600"), dir("t/sub/deeper", "0755"), file("t/sub/deeper/z", "z\n", "0666"));
+        DiffCase.Start[] start = tree.toArray(DiffCase.Start[]::new);
+        cases.add(DiffCase.of(m, "recurse octal mode").with(start).args("path", "@/t", "state", "directory", "recurse", true, "mode", "0750"));
+        cases.add(DiffCase.of(m, "recurse u=rwX,g=rX,o=").with(start)
+                .args("path", "@/t", "state", "directory", "recurse", true, "mode", "u=rwX,g=rX,o="));
+        cases.add(DiffCase.of(m, "recurse a+rX").with(start).args("path", "@/t", "state", "directory", "recurse", true, "mode", "a+rX"));
+        cases.add(DiffCase.of(m, "recurse go-rwx").with(start).args("path", "@/t", "state", "directory", "recurse", true, "mode", "go-rwx"));
+        cases.add(DiffCase.of(m, "recurse g=u,o-w").with(start).args("path", "@/t", "state", "directory", "recurse", true, "mode", "g=u,o-w"));
+        cases.add(DiffCase.of(m, "recurse already right").with(dir("t", "0750"), file("t/a", "a\n", "0750"), dir("t/sub", "0750"),
+                file("t/sub/b", "b\n", "0750")).args("path", "@/t", "state", "directory", "recurse", true, "mode", "0750"));
+        cases.add(DiffCase.of(m, "recurse changes only what differs").with(dir("t", "0755"), file("t/a", "a\n", "0644"),
+                file("t/b", "b\n", "0600")).args("path", "@/t", "state", "directory", "recurse", true, "mode", "u=rwX,go=rX"));
+        cases.add(DiffCase.of(m, "recurse owner and group").with(start)
+                .args("path", "@/t", "state", "directory", "recurse", true, "owner", "nobody", "group", "nogroup"));
+        cases.add(DiffCase.of(m, "recurse without attributes").with(start).args("path", "@/t", "state", "directory", "recurse", true));
+        cases.add(DiffCase.of(m, "recurse on a missing directory").args("path", "@/t", "state", "directory", "recurse", true, "mode", "0700"));
+        cases.add(DiffCase.of(m, "recurse with state=file fails").with(start).args("path", "@/t", "state", "file", "recurse", true, "mode", "0700"));
+        cases.add(DiffCase.of(m, "recurse follows a link to a file").with(dir("t"), file("t/a", "a\n", "0644"), file("out", "o\n", "0644"),
+                link("t/l", "../out")).args("path", "@/t", "state", "directory", "recurse", true, "mode", "0600"));
+        cases.add(DiffCase.of(m, "recurse follow=false leaves a link's target").with(dir("t"), file("t/a", "a\n", "0644"),
+                file("out", "o\n", "0644"), link("t/l", "../out"))
+                .args("path", "@/t", "state", "directory", "recurse", true, "mode", "0600", "follow", false));
+        cases.add(DiffCase.of(m, "recurse into a linked directory").with(dir("t"), file("t/a", "a\n", "0644"), dir("o"),
+                file("o/b", "b\n", "0644"), link("t/l", "../o")).args("path", "@/t", "state", "directory", "recurse", true, "mode", "u=rwX,g=rX,o="));
+        cases.add(DiffCase.of(m, "recurse with a dangling link").with(dir("t"), file("t/a", "a\n", "0644"), link("t/l", "missing"))
+                .args("path", "@/t", "state", "directory", "recurse", true, "mode", "0640"));
+        cases.add(DiffCase.of(m, "recurse through a symlinked top").with(dir("real"), file("real/a", "a\n", "0644"), link("t", "real"))
+                .args("path", "@/t", "state", "directory", "recurse", true, "mode", "0700"));
     }
 
     /** {@code validate} and {@code backup}, which every content-writing module takes. */

@@ -175,6 +175,7 @@ class AnsibleDifferentialTest {
     private static void setUp(Path root, List<DiffCase> cases) throws IOException {
         for (DiffCase c : cases) {
             Path dir = Files.createDirectories(caseDir(root, cases, c));
+            List<DiffCase.Start> directories = new ArrayList<>();
             for (DiffCase.Start s : c.start()) {
                 Path p = dir.resolve(s.path());
                 Files.createDirectories(p.getParent());
@@ -183,9 +184,17 @@ class AnsibleDifferentialTest {
                         Files.write(p, s.content().getBytes(StandardCharsets.UTF_8));
                         Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(rwx(s.mode())));
                     }
-                    case DIRECTORY -> Files.createDirectories(p);
+                    case DIRECTORY -> {
+                        Files.createDirectories(p);
+                        directories.addFirst(s);
+                    }
                     case LINK -> Files.createSymbolicLink(p, Path.of(s.content().replace("@/", dir + "/")));
+                    case HARD_LINK -> Files.createLink(p, dir.resolve(s.content()));
                 }
+            }
+            // Modes last, deepest first: a directory without write permission is filled before it closes.
+            for (DiffCase.Start s : directories) {
+                Files.setPosixFilePermissions(dir.resolve(s.path()), PosixFilePermissions.fromString(rwx(s.mode())));
             }
         }
     }

@@ -24,9 +24,12 @@ record DiffCase(String id, String module, List<Start> start, Map<String, Object>
         requireNonNull(intended, "intended cannot be null");
     }
 
-    /** A path in the case directory at the start: a file (content, mode), a directory or a symlink. */
+    /**
+     * A path in the case directory at the start: a file (content, mode), a directory (mode), a
+     * symlink (target) or a hard link (the path of the file it is another name of, in the case directory).
+     */
     record Start(String path, Kind kind, String content, String mode) {
-        enum Kind { FILE, DIRECTORY, LINK }
+        enum Kind { FILE, DIRECTORY, LINK, HARD_LINK }
     }
 
     /** A file under the controller's {@code files/} or {@code templates/} directory. */
@@ -43,6 +46,15 @@ record DiffCase(String id, String module, List<Start> start, Map<String, Object>
 
     static Start dir(String path) {
         return new Start(path, Start.Kind.DIRECTORY, "", "0755");
+    }
+
+    static Start dir(String path, String mode) {
+        return new Start(path, Start.Kind.DIRECTORY, "", mode);
+    }
+
+    /** Another name for the file {@code existing} (a path in the case directory, listed before). */
+    static Start hardLink(String path, String existing) {
+        return new Start(path, Start.Kind.HARD_LINK, existing, "");
     }
 
     /** A symlink; a target starting with {@code @/} points into the case directory. */

@@ -12,8 +12,10 @@ import java.util.stream.Stream;
 
 /**
  * What a case directory holds, as comparable text: every path (sorted, relative) with its kind,
- * permission bits and content or link target, control characters made visible. Backup files carry
- * a process id and a time in their names; those parts are masked.
+ * permission bits and content or link target, control characters made visible; a file with more
+ * than one name says which listed path it shares its inode with ({@code =name}), and a path whose
+ * owner or group is not the case directory's says whose it is. Backup files carry a process id and
+ * a time in their names; those parts are masked.
  */
 final class TreeSnapshot {
     private static final Pattern BACKUP = Pattern.compile("\\.\\d+\\.\\d{4}-\\d\\d-\\d\\d@\\d\\d:\\d\\d:\\d\\d~$");
@@ -26,6 +28,8 @@ final class TreeSnapshot {
             return "<absent>\n";
         }
         StringBuilder sb = new StringBuilder();
+        String owners = owners(dir);
+        java.util.Map<Object, String> firstNameOfInode = new java.util.HashMap<>();
         try (Stream<Path> paths = Files.walk(dir)) {
             for (Path p : paths.filter(p -> !p.equals(dir)).sorted().toList()) {
                 String name = BACKUP.matcher(dir.relativize(p).toString()).replaceAll(".PID.TIME~");
@@ -37,12 +41,26 @@ final class TreeSnapshot {
                     sb.append(Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) ? "dir " : "file ").append(mode(p));
                     if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
                         sb.append(' ').append(visible(Files.readString(p, StandardCharsets.ISO_8859_1)));
+                        if ((Integer) Files.getAttribute(p, "unix:nlink", LinkOption.NOFOLLOW_LINKS) > 1) {
+                            String first = firstNameOfInode.putIfAbsent(Files.getAttribute(p, "unix:ino", LinkOption.NOFOLLOW_LINKS), name);
+                            if (first != null) {
+                                sb.append(" =").append(first);
+                            }
+                        }
                     }
+                }
+                if (!owners(p).equals(owners)) {
+                    sb.append(' ').append(owners(p));
                 }
                 sb.append('\n');
             }
         }
         return sb.toString();
+    }
+
+    private static String owners(Path p) throws IOException {
+        return Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName() + ":"
+                + Files.readAttributes(p, java.nio.file.attribute.PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).group().getName();
     }
 
     private static String mode(Path p) throws IOException {

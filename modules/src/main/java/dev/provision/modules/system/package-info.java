@@ -2,7 +2,9 @@
  * Modules that tune and equip one host: {@code sysctl} (kernel parameters, drop-in file and live
  * value), {@code limits} (pam_limits and systemd default limits), {@code service} (systemd, init
  * scripts, or a daemon started with start-stop-daemon where no init system runs), {@code package}
- * (apt and dnf) and {@code mount} (fstab and mounted state). Each reads the host through probes and
- * files, and plans whole-file writes through {@link dev.provision.modules.files.FileContentPlanner}.
+ * (apt and dnf), {@code mount} (fstab and mounted state), {@code user} and {@code group} (the
+ * account database read through {@code getent} and {@code id}, see {@code Accounts}, and changed
+ * with shadow-utils). Each reads the host through probes and files, and plans whole-file writes
+ * through {@link dev.provision.modules.files.FileContentPlanner}.
  */
 package dev.provision.modules.system;

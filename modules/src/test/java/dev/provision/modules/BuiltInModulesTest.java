@@ -18,7 +18,8 @@ class BuiltInModulesTest {
         Set<String> names = new TreeSet<>();
         modules.forEach(m -> assertTrue(names.add(m.name()), "duplicate module name " + m.name()));
         assertEquals(Set.of("file", "copy", "template", "lineinfile", "blockinfile", "command", "shell",
-                "assert", "fail", "debug", "set_fact", "sysctl", "limits", "service", "package", "apt", "dnf", "yum", "systemd", "systemd_service", "mount", "hosts",
+                "assert", "fail", "debug", "set_fact", "sysctl", "limits", "service", "package", "apt", "dnf", "yum",
+                "systemd", "systemd_service", "mount", "user", "group", "stat", "hosts",
                 "authorized_key", "ssh_known_hosts", "image",
                 "gpu", "cuda_stack", "nccl_bandwidth", "ib", "clock", "limits_check", "storage", "image_consistency", "ssh_mesh",
                 "gpu_fabric", "rdma", "checkpoint_storage", "toolchain", "include_vars"), names);

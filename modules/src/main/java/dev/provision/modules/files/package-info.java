@@ -1,6 +1,7 @@
 /**
  * Modules that manage files: {@code file}, {@code copy}, {@code template}, {@code lineinfile} and
- * {@code blockinfile}. Every module that changes a file's content plans one
+ * {@code blockinfile}; and {@code stat}, which only describes a path (its probe and parser are
+ * {@code StatOutput}). Every module that changes a file's content plans one
  * {@link dev.provision.modules.spi.Command.PutFile} of the whole new content (the engine writes it
  * atomically) with a before/after diff labelled with the path; the shared planning lives in
  * {@code FileContentPlanner}, the attribute handling in {@code FileAttributes}.

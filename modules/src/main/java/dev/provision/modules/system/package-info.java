@@ -3,7 +3,10 @@
  * value), {@code limits} (pam_limits and systemd default limits), {@code service} (systemd, init
  * scripts, or a daemon started with start-stop-daemon where no init system runs), {@code package}
  * (apt and dnf; {@code apt}, {@code dnf}, {@code yum} are its Ansible names), {@code systemd} (and
- * {@code systemd_service}: {@code service}'s systemd planning with masks and daemon-reload) and
- * {@code mount} (fstab and mounted state). Each reads the host through probes and files, and plans whole-file writes through {@link dev.provision.modules.files.FileContentPlanner}.
+ * {@code systemd_service}: {@code service}'s systemd planning with masks and daemon-reload),
+ * {@code mount} (fstab and mounted state), {@code user} and {@code group} (the account database
+ * read through {@code getent} and {@code id}, see {@code Accounts}, and changed with shadow-utils).
+ * Each reads the host through probes and files, and plans whole-file writes through
+ * {@link dev.provision.modules.files.FileContentPlanner}.
  */
 package dev.provision.modules.system;

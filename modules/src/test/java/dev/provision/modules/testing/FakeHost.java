@@ -36,6 +36,7 @@ public final class FakeHost implements HostView {
     private final List<List<String>> execsRun = new ArrayList<>();
     private final List<String> pending = new ArrayList<>();
     private long nextInode = 100;
+    private final Map<List<String>, ProbeResult> pendingAnswers = new HashMap<>();
 
     public FakeHost() {
         stats.put("/", stat(FileStat.Type.DIRECTORY, "0755", "root", "root", 0, ""));
@@ -113,6 +114,20 @@ public final class FakeHost implements HostView {
     public FakeHost pending(String path) {
         pending.add(path);
         return this;
+    }
+
+    /**
+     * As in a dry run where an earlier task's plan says what this probe answers once applied (see
+     * {@link HostView#pendingAnswer}); {@link #probe} answers the same.
+     */
+    public FakeHost pendingProbe(List<String> argv, ProbeResult result) {
+        pendingAnswers.put(List.copyOf(argv), result);
+        return probe(argv, result);
+    }
+
+    @Override
+    public Optional<ProbeResult> pendingAnswer(List<String> probe) {
+        return Optional.ofNullable(pendingAnswers.get(List.copyOf(probe)));
     }
 
     @Override

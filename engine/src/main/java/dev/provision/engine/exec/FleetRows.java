@@ -73,8 +73,7 @@ final class FleetRows {
                 output.put("failed", true);
             }
             String message = fails ? failingSummary(output) : r.message();
-            updated.put(host, new TaskResult(r.host(), status, r.changes(), message, r.items(), r.itemLabel(),
-                    r.forecast(), r.conditional(), r.hidden(), output, r.duration()));
+            updated.put(host, r.toBuilder().status(status).message(message).output(output).build());
         });
         return updated;
     }

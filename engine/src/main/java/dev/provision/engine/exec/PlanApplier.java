@@ -121,7 +121,7 @@ final class PlanApplier {
             }
         }
         boolean hidden = entries.getFirst().hidden();
-        return new TaskResult(h.name(), status, List.of(), "", items, "", false, false, hidden, Map.of(), java.time.Duration.ZERO);
+        return TaskResult.builder(h.name(), status).items(items).hidden(hidden).build();
     }
 
     private static PlanRecording.Step headStep(Deque<PlanRecording.Entry> queue) {
@@ -180,9 +180,10 @@ final class PlanApplier {
     }
 
     private static TaskResult result(HostState h, PlanRecording.Entry entry, TaskStatus status, String message, long started) {
-        return new TaskResult(h.name(), status, status == TaskStatus.CHANGED || status == TaskStatus.FAILED ? entry.changes() : List.of(),
-                message, List.of(), entry.step().item(), false, false, entry.hidden(), Map.of(),
-                Duration.ofNanos(System.nanoTime() - started));
+        return TaskResult.builder(h.name(), status)
+                .changes(status == TaskStatus.CHANGED || status == TaskStatus.FAILED ? entry.changes() : List.of())
+                .message(message).itemLabel(entry.step().item()).hidden(entry.hidden())
+                .duration(Duration.ofNanos(System.nanoTime() - started)).build();
     }
 
     private void report(HostState h, TaskResult r) {

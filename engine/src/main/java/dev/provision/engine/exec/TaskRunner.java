@@ -35,9 +35,6 @@ import java.util.Set;
  * {@code register} and {@code set_fact}. Never throws for a task failure: it is a result.
  */
 final class TaskRunner {
-    /** Arguments that are bare expressions, evaluated by the module, not interpolated first. */
-    private static final Map<String, Set<String>> EXPRESSION_ARGS = Map.of("assert", Set.of("that"), "debug", Set.of("var"));
-
     private static final java.util.regex.Pattern ENVIRONMENT_NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private final PlayContext play;
@@ -64,10 +61,9 @@ final class TaskRunner {
             r = TaskResult.simple(host.name(), TaskStatus.UNREACHABLE, e.getMessage());
         }
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        r = new TaskResult(r.host(), r.status(), r.changes(), r.message(), r.items(), r.itemLabel(), r.forecast(),
-                r.conditional(), r.hidden(), r.output(), took);
+        r = r.withDuration(took);
         if (r.status() == TaskStatus.FAILED && task.ignoreErrors()) {
-            r = withStatus(r, TaskStatus.IGNORED);
+            r = r.withStatus(TaskStatus.IGNORED);
         }
         TaskResult planned = r;
         recording.ifPresent(plans -> plans.record(host.name(), task, play.play, handler, planned, !checkMode(task)));
@@ -103,8 +99,8 @@ final class TaskRunner {
         List<Change> changes = results.stream().flatMap(r -> r.changes().stream()).toList();
         String message = results.stream().filter(r -> r.status() == TaskStatus.FAILED).map(TaskResult::message).findFirst().orElse("");
         boolean check = checkMode(task);
-        TaskResult whole = new TaskResult(host.name(), status, changes, message, results, "", check && status == TaskStatus.CHANGED,
-                handler && check, task.noLog(), Map.of(), Duration.ZERO);
+        TaskResult whole = TaskResult.builder(host.name(), status).changes(changes).message(message).items(results)
+                .forecast(check && status == TaskStatus.CHANGED).conditional(handler && check).hidden(task.noLog()).build();
         task.register().ifPresent(name -> {
             Map<String, Object> reg = registerValue(whole);
             reg.put("results", registered);
@@ -131,7 +127,7 @@ final class TaskRunner {
         Map<String, Object> vars = play.varsFor(task, host, itemVars);
         for (Expression when : task.when()) {
             if (!play.templates.test(when.text(), vars, when.position())) {
-                return labelled(TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()), label);
+                return TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()).withItemLabel(label);
             }
         }
         TaskModule module = modules.module(task.module()).orElseThrow();
@@ -140,7 +136,7 @@ final class TaskRunner {
             params = module.params().validate(arguments(task, module.params(), vars));
         } catch (ParamException e) {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
-            return labelled(failure(host, task, at + ": " + e.getMessage()), label);
+            return failure(host, task, at + ": " + e.getMessage()).withItemLabel(label);
         }
         // Ansible's timeout: each item of a loop (with its until retries) gets the task's time limit.
         Connection connection = TimeLimitedConnection.of(
@@ -162,7 +158,7 @@ final class TaskRunner {
                 break;
             }
             if (attempt == attempts) {
-                result = withMessage(withStatus(result, TaskStatus.FAILED), "until condition still false after " + attempts + " attempts: " + task.until().get().text());
+                result = result.withStatus(TaskStatus.FAILED).withMessage("until condition still false after " + attempts + " attempts: " + task.until().get().text());
                 break;
             }
             sleep(task.delaySeconds());
@@ -185,7 +181,7 @@ final class TaskRunner {
             if (lost.isPresent()) {
                 throw lost.get(); // the host, not the module, failed: unreachable
             }
-            return labelled(failure(host, task, positioned(task, e.getMessage())), label);
+            return failure(host, task, e.isAsWritten() ? e.getMessage() : positioned(task, e.getMessage())).withItemLabel(label);
         }
         plan.facts().forEach(host::setVar);
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
@@ -225,20 +221,20 @@ final class TaskRunner {
         if (output.get("msg") instanceof Object msg && message.isEmpty()) {
             message = String.valueOf(msg);
         }
-        TaskResult result = new TaskResult(host.name(), status, plan.changes(), message, List.of(), label,
-                check && !plan.isEmpty(), handler && check, task.noLog(), output, Duration.ZERO);
+        TaskResult result = TaskResult.builder(host.name(), status).changes(plan.changes()).message(message).itemLabel(label)
+                .forecast(check && !plan.isEmpty()).conditional(handler && check).hidden(task.noLog()).output(output).build();
         if (status != TaskStatus.FAILED || task.failedWhen().isPresent()) {
             Map<String, Object> withResult = withRegistered(task, vars, result);
             if (task.changedWhen().isPresent() && status != TaskStatus.FAILED) {
                 boolean changed = play.templates.test(task.changedWhen().get().text(), withResult, task.changedWhen().get().position());
-                result = withStatus(result, changed ? TaskStatus.CHANGED : TaskStatus.OK);
+                result = result.withStatus(changed ? TaskStatus.CHANGED : TaskStatus.OK);
             }
             if (task.failedWhen().isPresent()) {
                 boolean failed = play.templates.test(task.failedWhen().get().text(), withResult, task.failedWhen().get().position());
                 if (failed) {
-                    result = withMessage(withStatus(result, TaskStatus.FAILED), "failed_when condition is true: " + task.failedWhen().get().text());
+                    result = result.withStatus(TaskStatus.FAILED).withMessage("failed_when condition is true: " + task.failedWhen().get().text());
                 } else if (result.status() == TaskStatus.FAILED) {
-                    result = withStatus(result, plan.isEmpty() ? TaskStatus.OK : TaskStatus.CHANGED);
+                    result = result.withStatus(plan.isEmpty() ? TaskStatus.OK : TaskStatus.CHANGED);
                 }
             }
         }
@@ -334,7 +330,7 @@ final class TaskRunner {
 
     /** The task's arguments with the free form mapped to its parameter and templates rendered. */
     private Map<String, Object> arguments(Task task, ParamSpec spec, Map<String, Object> vars) throws TemplateException, ParamException {
-        Set<String> bare = EXPRESSION_ARGS.getOrDefault(task.module(), Set.of());
+        Set<String> bare = spec.expressions(); // evaluated by the module, not interpolated first
         Map<String, Object> out = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : task.args().entrySet()) {
             String key = e.getKey();
@@ -375,32 +371,16 @@ final class TaskRunner {
     }
 
     private static TaskResult failure(HostState host, Task task, String message) {
-        return new TaskResult(host.name(), TaskStatus.FAILED, List.of(), message, List.of(), "", false, false,
-                task.noLog(), Map.of(), Duration.ZERO);
-    }
-
-    private static TaskResult withStatus(TaskResult r, TaskStatus s) {
-        return new TaskResult(r.host(), s, r.changes(), r.message(), r.items(), r.itemLabel(), r.forecast(),
-                r.conditional(), r.hidden(), r.output(), r.duration());
-    }
-
-    private static TaskResult withMessage(TaskResult r, String message) {
-        return new TaskResult(r.host(), r.status(), r.changes(), message, r.items(), r.itemLabel(), r.forecast(),
-                r.conditional(), r.hidden(), r.output(), r.duration());
-    }
-
-    private static TaskResult labelled(TaskResult r, String label) {
-        return new TaskResult(r.host(), r.status(), r.changes(), r.message(), r.items(), label, r.forecast(),
-                r.conditional(), r.hidden(), r.output(), r.duration());
+        return TaskResult.builder(host.name(), TaskStatus.FAILED).message(message).hidden(task.noLog()).build();
     }
 
     /**
      * A module knows nothing of files: its message gets the task's file:line:column unless it names a
-     * place already (or is {@code fail}'s message).
+     * place already.
      */
     static String positioned(Task task, String message) {
-        if (task.module().equals("fail") || POSITIONED.matcher(message).lookingAt()) {
-            return message; // fail's message is the user's own words, shown as written
+        if (POSITIONED.matcher(message).lookingAt()) {
+            return message;
         }
         return task.position() + ": " + message;
     }

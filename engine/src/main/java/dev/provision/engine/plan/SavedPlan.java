@@ -172,8 +172,8 @@ public final class SavedPlan {
                         c.path("redacted").asBoolean(false)));
             }
             TaskStatus status = TaskStatus.fromWord(s.status());
-            shown.add(Map.entry(s.step(), new TaskResult(host, status, changes, "", List.of(), s.step().item(), true, false,
-                    s.hidden(), Map.of(), java.time.Duration.ZERO)));
+            shown.add(Map.entry(s.step(), TaskResult.builder(host, status).changes(changes)
+                    .itemLabel(s.step().item()).forecast(true).hidden(s.hidden()).build()));
         }
         return shown;
     }

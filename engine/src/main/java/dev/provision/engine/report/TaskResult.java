@@ -34,6 +34,120 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
     }
 
     public static TaskResult simple(String host, TaskStatus status, String message) {
-        return new TaskResult(host, status, List.of(), message, List.of(), "", false, false, false, Map.of(), Duration.ZERO);
+        return builder(host, status).message(message).build();
+    }
+
+    /** A result of {@code host} with {@code status}; everything else empty or false until set. */
+    public static Builder builder(String host, TaskStatus status) {
+        return new Builder(host, status);
+    }
+
+    /** A builder holding this result's values, to change some of them. */
+    public Builder toBuilder() {
+        Builder b = new Builder(host, status);
+        b.changes = changes;
+        b.message = message;
+        b.items = items;
+        b.itemLabel = itemLabel;
+        b.forecast = forecast;
+        b.conditional = conditional;
+        b.hidden = hidden;
+        b.output = output;
+        b.duration = duration;
+        return b;
+    }
+
+    public TaskResult withStatus(TaskStatus newStatus) {
+        return toBuilder().status(newStatus).build();
+    }
+
+    public TaskResult withMessage(String newMessage) {
+        return toBuilder().message(newMessage).build();
+    }
+
+    public TaskResult withItemLabel(String label) {
+        return toBuilder().itemLabel(label).build();
+    }
+
+    public TaskResult withDuration(Duration took) {
+        return toBuilder().duration(took).build();
+    }
+
+    /** Builds a {@link TaskResult} by name, so that no two adjacent booleans can be swapped unseen. */
+    public static final class Builder {
+        private final String host;
+        private TaskStatus status;
+        private List<Change> changes = List.of();
+        private String message = "";
+        private List<TaskResult> items = List.of();
+        private String itemLabel = "";
+        private boolean forecast;
+        private boolean conditional;
+        private boolean hidden;
+        private Map<String, Object> output = Map.of();
+        private Duration duration = Duration.ZERO;
+
+        private Builder(String host, TaskStatus status) {
+            this.host = host;
+            this.status = status;
+        }
+
+        public Builder status(TaskStatus value) {
+            this.status = value;
+            return this;
+        }
+
+        public Builder changes(List<Change> value) {
+            this.changes = value;
+            return this;
+        }
+
+        public Builder message(String value) {
+            this.message = value;
+            return this;
+        }
+
+        public Builder items(List<TaskResult> value) {
+            this.items = value;
+            return this;
+        }
+
+        public Builder itemLabel(String value) {
+            this.itemLabel = value;
+            return this;
+        }
+
+        /** Check mode: the changes were planned, not applied. */
+        public Builder forecast(boolean value) {
+            this.forecast = value;
+            return this;
+        }
+
+        /** The forecast depends on an earlier change of this run (a handler). */
+        public Builder conditional(boolean value) {
+            this.conditional = value;
+            return this;
+        }
+
+        /** {@code no_log}. */
+        public Builder hidden(boolean value) {
+            this.hidden = value;
+            return this;
+        }
+
+        public Builder output(Map<String, Object> value) {
+            this.output = value;
+            return this;
+        }
+
+        public Builder duration(Duration value) {
+            this.duration = value;
+            return this;
+        }
+
+        public TaskResult build() {
+            return new TaskResult(host, status, changes, message, items, itemLabel, forecast, conditional, hidden, output,
+                    duration);
+        }
     }
 }

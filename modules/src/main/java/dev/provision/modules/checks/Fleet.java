@@ -50,6 +50,16 @@ final class Fleet {
      */
     static Map<String, List<Map<String, Object>>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
                                                                  String key, double fraction) {
+        return notBelowMedian(check, unit, results, key, fraction, Map.of());
+    }
+
+    /**
+     * As {@link #notBelowMedian(String, String, Map, String, double)}, except that the hosts in
+     * {@code notJudged} are never called outliers: their figure is too coarse to tell (the reason
+     * is their row's detail), though it still counts for the median.
+     */
+    static Map<String, List<Map<String, Object>>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
+                                                                 String key, double fraction, Map<String, String> notJudged) {
         Map<String, Double> byHost = numbers(results, key);
         Map<String, List<Map<String, Object>>> rows = new LinkedHashMap<>();
         if (byHost.size() < 2) {
@@ -57,11 +67,17 @@ final class Fleet {
         }
         double median = median(byHost.values());
         double floor = median * fraction;
-        List<String> outliers = byHost.entrySet().stream().filter(e -> e.getValue() < floor).map(Map.Entry::getKey).toList();
+        List<String> outliers = byHost.entrySet().stream().filter(e -> e.getValue() < floor && !notJudged.containsKey(e.getKey()))
+                .map(Map.Entry::getKey).toList();
         String detail = "below the fleet median: " + outliers(outliers, byHost.size());
-        byHost.forEach((host, v) -> rows.put(host, List.of(CheckResult.of(v >= floor, check, shown(v) + " " + unit,
-                String.format(Locale.ROOT, ">= %s %s (%.0f%% of fleet median %s)", shown(floor), unit, fraction * 100, shown(median)),
-                detail).toMap())));
+        byHost.forEach((host, v) -> {
+            String expected = String.format(Locale.ROOT, ">= %s %s (%.0f%% of fleet median %s)", shown(floor), unit, fraction * 100,
+                    shown(median));
+            CheckResult row = notJudged.containsKey(host) && v < floor
+                    ? new CheckResult(check, shown(v) + " " + unit, expected, Verdict.PASS, notJudged.get(host))
+                    : CheckResult.of(v >= floor, check, shown(v) + " " + unit, expected, detail);
+            rows.put(host, List.of(row.toMap()));
+        });
         return rows;
     }
 

@@ -30,6 +30,7 @@ public final class AssertModule implements TaskModule {
             .optional("fail_msg", Type.STRING, "msg")
             .optional("success_msg", Type.STRING)
             .withDefault("quiet", Type.BOOL, false)
+            .expressions("that")
             .build();
 
     public AssertModule() {

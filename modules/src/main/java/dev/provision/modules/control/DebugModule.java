@@ -29,6 +29,7 @@ public final class DebugModule implements TaskModule {
             .optional("var", Type.STRING)
             .withDefault("verbosity", Type.INT, 0L)
             .mutuallyExclusive("msg", "var")
+            .expressions("var")
             .build();
 
     public DebugModule() {

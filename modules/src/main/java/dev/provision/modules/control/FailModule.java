@@ -39,6 +39,6 @@ public final class FailModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
-        throw new ModuleException(params.string("msg"));
+        throw ModuleException.asWritten(params.string("msg"));
     }
 }

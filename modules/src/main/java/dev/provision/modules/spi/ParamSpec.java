@@ -36,8 +36,10 @@ public final class ParamSpec {
     private final List<Set<String>> requiredOneOf;
     private final boolean anyKeys;
     private final Map<String, String> refused;
+    private final Set<String> expressions;
 
     private ParamSpec(Builder b) {
+        this.expressions = Set.copyOf(b.expressions);
         this.anyKeys = b.anyKeys;
         this.refused = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.refused));
         this.params = Map.copyOf(b.params);
@@ -61,6 +63,15 @@ public final class ParamSpec {
 
     public List<Set<String>> requiredOneOf() {
         return requiredOneOf;
+    }
+
+    /**
+     * Parameters whose values are bare expressions that the module evaluates itself through
+     * {@link TaskContext#expressions()} ({@code assert}'s {@code that}, {@code debug}'s {@code var}):
+     * the engine hands them over as written instead of interpolating them first.
+     */
+    public Set<String> expressions() {
+        return expressions;
     }
 
     /** Whether undeclared keys are accepted as they are ({@code set_fact}). */
@@ -119,8 +130,20 @@ public final class ParamSpec {
         private final List<Set<String>> requiredOneOf = new ArrayList<>();
         private boolean anyKeys;
         private final Map<String, String> refused = new LinkedHashMap<>();
+        private final Set<String> expressions = new java.util.HashSet<>();
 
         private Builder() {
+        }
+
+        /** Marks declared parameters as bare expressions (see {@link ParamSpec#expressions()}). */
+        public Builder expressions(String... names) {
+            for (String name : names) {
+                if (!params.containsKey(name)) {
+                    throw new IllegalArgumentException("declare " + name + " before marking it an expression");
+                }
+                expressions.add(name);
+            }
+            return this;
         }
 
         public Builder add(Param p) {

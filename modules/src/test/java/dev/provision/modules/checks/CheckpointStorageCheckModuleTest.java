@@ -132,6 +132,21 @@ class CheckpointStorageCheckModuleTest {
     }
 
     @Test
+    void aWriteOverInABlinkIsNeverCalledSlowButTheTimedSlowOneIs() {
+        Map<String, Map<String, Object>> results = Map.of(
+                "n1", Map.of("write_mbps", 2100.0, "write_seconds", 0.002),
+                "n2", Map.of("write_mbps", 1900.0, "write_seconds", 0.002),
+                "n3", Map.of("write_mbps", 60.0, "write_seconds", 0.07),
+                "n4", Map.of("write_mbps", 0.5, "write_seconds", 8.0));
+        Map<String, List<Map<String, Object>>> rows = module.compare(results);
+        assertEquals("pass", rows.get("n3").get(0).get("verdict"), "4 MiB in 0.07 s is noise, not a slow disk");
+        assertTrue(String.valueOf(rows.get("n3").get(0).get("detail")).contains("too short to call slow"));
+        assertEquals("fail", rows.get("n4").get(0).get("verdict"));
+        assertTrue(String.valueOf(rows.get("n4").get(0).get("detail")).contains("n4 (1 of 4 hosts)"),
+                String.valueOf(rows.get("n4").get(0).get("detail")));
+    }
+
+    @Test
     void parsesSizesAndRefusesNonsense() throws Exception {
         assertEquals(1536L * 1024 * 1024 * 1024, ByteSize.parse("1.5T"));
         assertEquals(500L * 1024 * 1024 * 1024, ByteSize.parse("500GB"));

@@ -107,10 +107,9 @@ class PreflightReportIT {
             }
         }
         assertTrue(report.failing(node(SLOW)).contains("checkpoint.write_vs_fleet"), "the slow node is an outlier against the median");
-        assertEquals(Set.of(node(FULL), node(SLOW), node(NO_NUMACTL), node(LOW_NOFILE)),
-                failingByNode.keySet().stream().filter(n -> !failingByNode.get(n).equals(Set.of("checkpoint.write_vs_fleet")))
-                        .collect(java.util.stream.Collectors.toCollection(TreeSet::new)),
-                "only the planted nodes fail anything but a fleet comparison: " + failingByNode);
+        // the healthy nodes write 4 MiB in a blink: too short to call any of them slow against the median
+        assertEquals(new TreeSet<>(Set.of(node(FULL), node(SLOW), node(NO_NUMACTL), node(LOW_NOFILE))), failingByNode.keySet(),
+                "only the planted nodes fail: " + failingByNode);
         Set<String> checks = new TreeSet<>();
         for (int k = 1; k <= NODES; k++) {
             checks.addAll(report.checks(node(k)));

@@ -334,13 +334,12 @@ public final class Executor {
          * dev.provision.modules.spi.TaskModule#isHostLocal}), none of which compares or joins hosts
          * ({@code run_once}, {@code delegate_to}, fleet checks). Any other task starts when every
          * host has finished the ones before it; blocks, handlers and {@code serial} batches keep
-         * their points; a play with a failure threshold (judged after every task) never runs ahead,
-         * nor do more hosts than {@code forks} (a host waiting on another must not hold the fork
-         * that one needs).
+         * their points; a play with a failure threshold (judged after every task) never runs ahead.
+         * More hosts than {@code forks} run ahead too: a host waiting on another gives its fork
+         * back while it waits ({@link RunAhead#withFork}), so it never holds the fork that one needs.
          */
         private int runAheadEnd(List<TaskNode> nodes, int i, List<HostState> active) {
-            if (active.size() < 2 || active.size() > options.forks()
-                    || ctx.play.anyErrorsFatal() || ctx.play.maxFailPercentage().isPresent()) {
+            if (active.size() < 2 || ctx.play.anyErrorsFatal() || ctx.play.maxFailPercentage().isPresent()) {
                 return i;
             }
             int end = i;
@@ -378,7 +377,7 @@ public final class Executor {
                 active.forEach(h -> byHost.put(h, new CompletableFuture<>()));
                 results.add(byHost);
             }
-            RunAhead progress = new RunAhead(active.stream().map(HostState::name).collect(java.util.stream.Collectors.toSet()));
+            RunAhead progress = new RunAhead(active.stream().map(HostState::name).collect(java.util.stream.Collectors.toSet()), forks);
             ctx.runAhead(progress);
             try {
                 for (HostState h : active) {
@@ -418,16 +417,15 @@ public final class Executor {
             try {
                 for (; k < tasks.size() && !stopRequested; k++) {
                     progress.starting(h.name(), k);
-                    TaskResult r;
-                    forks.acquireUninterruptibly();
-                    try {
-                        r = runner.run(tasks.get(k), h, false);
-                    } catch (RuntimeException e) {
-                        // a bug in the engine or a module: the host fails with the cause, the run goes on
-                        r = TaskResult.simple(h.name(), TaskStatus.FAILED, "internal error: " + e);
-                    } finally {
-                        forks.release();
-                    }
+                    Task task = tasks.get(k);
+                    TaskResult r = progress.withFork(() -> {
+                        try {
+                            return runner.run(task, h, false);
+                        } catch (RuntimeException e) {
+                            // a bug in the engine or a module: the host fails with the cause, the run goes on
+                            return TaskResult.simple(h.name(), TaskStatus.FAILED, "internal error: " + e);
+                        }
+                    });
                     results.get(k).get(h).complete(r);
                     boolean dropsOut = r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE;
                     if (dropsOut) {

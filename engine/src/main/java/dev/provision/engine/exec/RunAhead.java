@@ -5,6 +5,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 
 /**
  * Where each host is in a run of consecutive tasks that hosts go through without waiting for each
@@ -13,16 +15,40 @@ import java.util.Set;
  * every task before the reader's, so that it sees what the linear strategy would have shown it
  * (what the other host registered or set before); {@link #stillInPlay} does the same for
  * {@code play_hosts}. Waits only ever point at an earlier task, so they cannot form a cycle.
+ *
+ * <p>With more hosts than forks, a host runs each task holding a fork ({@link #withFork}); while
+ * it waits for another host it gives its fork back, since the host it waits for may need one to
+ * get there (with every fork held by a waiting reader, nobody would move).
  */
 final class RunAhead {
     private final Set<String> hosts;
+    private final Semaphore forks;
+    /** Whether this thread holds a fork taken by {@link #withFork} (only such a thread gives one back). */
+    private final ThreadLocal<Boolean> holdsFork = ThreadLocal.withInitial(() -> false);
     private final Map<String, Integer> running = new HashMap<>();
     private final Map<String, Integer> finished = new HashMap<>();
     private final Set<String> stopped = new HashSet<>();
     private final Map<String, Integer> failedAt = new HashMap<>();
 
     RunAhead(Set<String> hosts) {
+        this(hosts, new Semaphore(Integer.MAX_VALUE));
+    }
+
+    RunAhead(Set<String> hosts, Semaphore forks) {
         this.hosts = Set.copyOf(hosts);
+        this.forks = forks;
+    }
+
+    /** Runs one task of a host holding a fork, which {@link #awaitCaughtUp} may lend out while it waits. */
+    <T> T withFork(Supplier<T> task) {
+        forks.acquireUninterruptibly();
+        holdsFork.set(true);
+        try {
+            return task.get();
+        } finally {
+            holdsFork.set(false);
+            forks.release();
+        }
     }
 
     synchronized void starting(String host, int task) {
@@ -46,18 +72,37 @@ final class RunAhead {
     }
 
     /** Waits until {@code target} finished the tasks before the one {@code reader} is running, or stopped. */
-    synchronized void awaitCaughtUp(String reader, String target) {
-        Integer readerAt = running.get(reader);
-        if (readerAt == null || reader.equals(target) || !hosts.contains(target)) {
-            return;
+    void awaitCaughtUp(String reader, String target) {
+        int readerAt;
+        synchronized (this) {
+            Integer at = running.get(reader);
+            if (at == null || reader.equals(target) || !hosts.contains(target) || caughtUp(target, at)) {
+                return;
+            }
+            readerAt = at;
+        }
+        // Outside the monitor: taking the fork back must not block the hosts that report progress.
+        boolean lend = holdsFork.get();
+        if (lend) {
+            forks.release();
         }
         try {
-            while (finished.getOrDefault(target, 0) < readerAt && !stopped.contains(target)) {
-                wait();
+            synchronized (this) {
+                while (!caughtUp(target, readerAt)) {
+                    wait();
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            if (lend) {
+                forks.acquireUninterruptibly();
+            }
         }
+    }
+
+    private boolean caughtUp(String target, int readerAt) {
+        return finished.getOrDefault(target, 0) >= readerAt || stopped.contains(target);
     }
 
     /**

@@ -197,13 +197,38 @@ class RunAheadTest {
     }
 
     @Test
-    void moreHostsThanForksRunTaskByTask() throws Exception {
+    void moreHostsThanForksStillRunAhead() throws Exception {
         ExecutorHarness harness = new ExecutorHarness(tmp);
-        Overtaking overtaking = new Overtaking(harness, 1);
+        Overtaking overtaking = new Overtaking(harness, 10);
         RunOptions twoForks = new RunOptions(false, true, Set.of(), Set.of(), 2, Map.of(), Optional.empty(), Optional.empty(), 3);
         harness.run(THREE_STEPS, THREE_HOSTS, twoForks, new char[0]);
-        assertTrue(!overtaking.happened(), "with forks < hosts every task waits for all hosts");
+        assertTrue(overtaking.happened(), "with forks < hosts, node02 went on while node01 held the other fork");
         assertEquals(List.of("step1", "step2", "step3"), steps(harness, "node02"));
+    }
+
+    /**
+     * One fork, three hosts, each reading the last host's registered value: a reader that kept its
+     * fork while waiting for node03 would leave node03 none, and the run would never end (the
+     * limit only turns that hang into a failure).
+     */
+    @Test
+    void aHostWaitingForAnotherGivesItsForkBack() {
+        RunOptions oneFork = new RunOptions(false, true, Set.of(), Set.of(), 1, Map.of(), Optional.empty(), Optional.empty(), 3);
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> host(command);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - name: produce
+                      sysctl: {name: produce, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                      register: produced
+                    - name: consume
+                      sysctl: {name: "consume_${hostvars['node03'].produced.changed?c}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                """, THREE_HOSTS, oneFork, new char[0]));
+        for (String host : List.of("node01", "node02", "node03")) {
+            assertEquals(List.of("produce", "consume_true"), steps(harness, host), harness.humanOutput());
+        }
     }
 
     @Test

@@ -1,0 +1,85 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.modules.spi.FleetCheck;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Ansible's linear strategy: each task on every active host at once, the next task when all are
+ * done. The only strategy for tasks that join or compare hosts: {@code run_once} (the first host
+ * runs it, its registered value is every host's), fleet checks (the module compares all hosts'
+ * results), and handlers.
+ */
+final class LinearStrategy implements Strategy {
+    private final BatchRun batch;
+    private final ResultRecorder recorder;
+
+    LinearStrategy(BatchRun batch, ResultRecorder recorder) {
+        this.batch = batch;
+        this.recorder = recorder;
+    }
+
+    @Override
+    public void run(List<Task> tasks, List<HostState> hosts) {
+        for (Task task : tasks) {
+            if (batch.stopRequested()) {
+                return;
+            }
+            runTask(task, hosts, false);
+        }
+    }
+
+    /** Runs the handler {@code handler} on the hosts that were notified. */
+    void runHandler(Task handler, List<HostState> hosts) {
+        if (!batch.stopRequested()) {
+            runTask(handler, hosts, true);
+        }
+    }
+
+    private void runTask(Task task, List<HostState> active, boolean handler) {
+        batch.listener.taskStarted(task.displayName(), task.position().toString(), handler);
+        Map<HostState, TaskResult> results;
+        if (task.runOnce()) {
+            HostState first = active.get(0);
+            TaskResult r = batch.runner.run(task, first, handler);
+            results = new LinkedHashMap<>();
+            results.put(first, r);
+            task.register().ifPresent(name -> first.runtimeVars().entrySet().stream()
+                    .filter(e -> e.getKey().equals(name))
+                    .forEach(e -> active.forEach(h -> h.setVar(name, e.getValue()))));
+        } else {
+            results = batch.parallel(task.displayName(), active, h -> batch.runner.run(task, h, handler));
+        }
+        Optional<FleetCheck> fleet = fleetCheck(batch.modules, task);
+        if (fleet.isPresent()) {
+            results = fleetStep(task, fleet.get(), results);
+        }
+        recorder.record(task, active, results);
+    }
+
+    /** The module of {@code task} when it compares hosts after they ran it (a fleet check without a loop). */
+    static Optional<FleetCheck> fleetCheck(ModuleRegistry modules, Task task) {
+        return task.loop().isEmpty() && modules.module(task.module()).orElseThrow() instanceof FleetCheck fleet
+                ? Optional.of(fleet) : Optional.empty();
+    }
+
+    /** The aggregation step: the module compares all hosts' results; registered values follow. */
+    private static Map<HostState, TaskResult> fleetStep(Task task, FleetCheck fleet, Map<HostState, TaskResult> results) {
+        Map<String, TaskResult> byName = new LinkedHashMap<>();
+        results.forEach((h, r) -> byName.put(h.name(), r));
+        Map<String, TaskResult> compared = FleetRows.apply(fleet, byName, task.ignoreErrors());
+        Map<HostState, TaskResult> out = new LinkedHashMap<>();
+        results.forEach((h, r) -> {
+            TaskResult updated = compared.getOrDefault(h.name(), r);
+            if (updated != r) {
+                task.register().ifPresent(name -> h.setVar(name, TaskRunner.registerValue(updated)));
+            }
+            out.put(h, updated);
+        });
+        return out;
+    }
+}

@@ -1,0 +1,109 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.engine.report.TaskStatus;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+
+/**
+ * Through consecutive tasks of host-local modules, every host goes on to its next task as soon as
+ * it is done with one (no barrier across hosts), while results are still reported task by task, in
+ * host order, exactly as {@link LinearStrategy} reports them. A host that fails or becomes
+ * unreachable stops, as it would drop out of the linear strategy's next task. A host that reads
+ * another's {@code hostvars} waits until that one has caught up ({@link RunAhead}), giving its fork
+ * back meanwhile, so more hosts than forks never deadlock.
+ */
+final class RunAheadStrategy implements Strategy {
+    private final BatchRun batch;
+    private final ResultRecorder recorder;
+
+    RunAheadStrategy(BatchRun batch, ResultRecorder recorder) {
+        this.batch = batch;
+        this.recorder = recorder;
+    }
+
+    @Override
+    public void run(List<Task> tasks, List<HostState> active) {
+        List<Map<HostState, CompletableFuture<TaskResult>>> results = new ArrayList<>();
+        for (int k = 0; k < tasks.size(); k++) {
+            Map<HostState, CompletableFuture<TaskResult>> byHost = new LinkedHashMap<>();
+            active.forEach(h -> byHost.put(h, new CompletableFuture<>()));
+            results.add(byHost);
+        }
+        RunAhead progress = new RunAhead(active.stream().map(HostState::name).collect(Collectors.toSet()), batch.forks);
+        batch.ctx.runAhead(progress);
+        try {
+            for (HostState h : active) {
+                batch.pool.submit(() -> runOn(h, tasks, results, progress));
+            }
+            for (int k = 0; k < tasks.size(); k++) {
+                report(tasks.get(k), active, results.get(k));
+            }
+        } finally {
+            batch.ctx.runAhead(null);
+        }
+    }
+
+    /** One task's results as the hosts finish it, in host order: header, progress, then the recorder. */
+    private void report(Task task, List<HostState> active, Map<HostState, CompletableFuture<TaskResult>> results) {
+        Map<HostState, TaskResult> taskResults = new LinkedHashMap<>();
+        List<HostState> ran = new ArrayList<>();
+        int done = 0;
+        for (HostState h : active) {
+            TaskResult r = results.get(h).join();
+            done++;
+            if (r != null) {
+                if (ran.isEmpty()) { // as in the linear strategy: no header for a task no host runs
+                    batch.listener.taskStarted(task.displayName(), task.position().toString(), false);
+                }
+                taskResults.put(h, r);
+                ran.add(h);
+            }
+            if (!ran.isEmpty()) {
+                batch.listener.progress(task.displayName(), done, active.size());
+            }
+        }
+        if (!ran.isEmpty()) {
+            recorder.record(task, ran, taskResults);
+        }
+    }
+
+    private void runOn(HostState h, List<Task> tasks, List<Map<HostState, CompletableFuture<TaskResult>>> results,
+                       RunAhead progress) {
+        int k = 0;
+        try {
+            for (; k < tasks.size() && !batch.stopRequested(); k++) {
+                progress.starting(h.name(), k);
+                Task task = tasks.get(k);
+                TaskResult r = progress.withFork(() -> {
+                    try {
+                        return batch.runner.run(task, h, false);
+                    } catch (RuntimeException e) {
+                        // a bug in the engine or a module: the host fails with the cause, the run goes on
+                        return TaskResult.simple(h.name(), TaskStatus.FAILED, "internal error: " + e);
+                    }
+                });
+                results.get(k).get(h).complete(r);
+                boolean dropsOut = r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE;
+                if (dropsOut) {
+                    progress.failed(h.name(), k); // before finished: a waiting reader must see both
+                }
+                progress.finished(h.name(), k);
+                if (dropsOut) {
+                    k++;
+                    break;
+                }
+            }
+        } finally {
+            for (; k < tasks.size(); k++) {
+                results.get(k).get(h).complete(null); // not run: the host dropped out
+            }
+            progress.stopped(h.name());
+        }
+    }
+}

@@ -2,7 +2,9 @@ package dev.provision.engine.exec;
 
 import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
+import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.FleetCheck;
+import dev.provision.modules.spi.Verdict;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,7 +12,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Check rows ({@code result.checks}) and the fleet step: merges what a {@link FleetCheck} says about
+ * Check rows ({@link CheckResult#rowsOf}) and the fleet step: merges what a {@link FleetCheck} says about
  * each host into that host's result, failing the hosts it names.
  */
 final class FleetRows {
@@ -19,29 +21,15 @@ final class FleetRows {
 
     /** One line naming the failing checks of a result, e.g. {@code gpu.ecc.volatile: 3 (expected 0)}. */
     static String failingSummary(Map<String, Object> output) {
-        String failing = rows(output).stream()
-                .filter(r -> "fail".equals(String.valueOf(r.get("verdict"))))
-                .map(r -> r.get("check") + ": " + r.get("measured") + " (expected " + r.get("expected") + ")"
-                        + (r.get("detail") instanceof String d && !d.isEmpty() ? " " + d : ""))
+        String failing = CheckResult.rowsOf(output).stream()
+                .filter(r -> r.verdict() == Verdict.FAIL)
+                .map(r -> r.check() + ": " + r.measured() + " (expected " + r.expected() + ")"
+                        + (r.detail().isEmpty() ? "" : " " + r.detail()))
                 .collect(Collectors.joining("; "));
         if (!failing.isEmpty()) {
             return failing;
         }
         return output.get("msg") instanceof String m && !m.isEmpty() ? m : "check failed";
-    }
-
-    @SuppressWarnings("unchecked")
-    static List<Map<String, Object>> rows(Map<String, Object> output) {
-        if (output.get("checks") instanceof List<?> l) {
-            List<Map<String, Object>> out = new ArrayList<>();
-            for (Object o : l) {
-                if (o instanceof Map<?, ?> m) {
-                    out.add((Map<String, Object>) m);
-                }
-            }
-            return out;
-        }
-        return List.of();
     }
 
     /** Runs the fleet step over the hosts that produced a result and returns the updated results. */
@@ -56,7 +44,7 @@ final class FleetRows {
         if (outputs.isEmpty()) {
             return byHost;
         }
-        Map<String, List<Map<String, Object>>> extra = check.compare(outputs);
+        Map<String, List<CheckResult>> extra = check.compare(outputs);
         Map<String, TaskResult> updated = new LinkedHashMap<>(byHost);
         extra.forEach((host, rows) -> {
             TaskResult r = byHost.get(host);
@@ -64,10 +52,10 @@ final class FleetRows {
                 return;
             }
             Map<String, Object> output = new LinkedHashMap<>(r.output());
-            List<Map<String, Object>> all = new ArrayList<>(rows(output));
+            List<CheckResult> all = new ArrayList<>(CheckResult.rowsOf(output));
             all.addAll(rows);
-            output.put("checks", all);
-            boolean fails = rows.stream().anyMatch(row -> "fail".equals(String.valueOf(row.get("verdict"))));
+            output.put(CheckResult.RESULT_KEY, CheckResult.toMaps(all));
+            boolean fails = rows.stream().anyMatch(row -> row.verdict() == Verdict.FAIL);
             TaskStatus status = !fails ? r.status() : ignoreErrors ? TaskStatus.IGNORED : TaskStatus.FAILED;
             if (fails) {
                 output.put("failed", true);

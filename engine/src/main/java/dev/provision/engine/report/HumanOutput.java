@@ -1,5 +1,6 @@
 package dev.provision.engine.report;
 
+import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Diff;
 import dev.provision.modules.text.UnifiedDiff;
@@ -86,7 +87,7 @@ public final class HumanOutput implements RunListener {
         if (showMessage && !message.isEmpty()) {
             sb.append(" => ").append(message);
         }
-        if (verbosity >= 2 && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey("checks")) {
+        if (verbosity >= 2 && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey(CheckResult.RESULT_KEY)) {
             sb.append(" => ").append(r.output());
         }
         if (r.conditional()) {
@@ -113,22 +114,20 @@ public final class HumanOutput implements RunListener {
     }
 
     private static boolean isDebugOutput(Map<String, Object> output) {
-        return !output.isEmpty() && !output.containsKey("rc") && !output.containsKey("checks");
+        return !output.isEmpty() && !output.containsKey("rc") && !output.containsKey(CheckResult.RESULT_KEY);
     }
 
     /** Readiness checks: one table per host (check, measured, expected, verdict). */
     private void printChecks(TaskResult r) {
-        if (r.hidden() || !(r.output().get("checks") instanceof List<?> rows) || rows.isEmpty()) {
+        List<CheckResult> rows = r.hidden() ? List.of() : CheckResult.rowsOf(r.output());
+        if (rows.isEmpty()) {
             return;
         }
         List<String[]> table = new java.util.ArrayList<>();
         table.add(new String[] {"check", "measured", "expected", "verdict"});
-        for (Object o : rows) {
-            if (o instanceof Map<?, ?> row) {
-                String detail = row.get("detail") instanceof String d && !d.isEmpty() ? "  " + d : "";
-                table.add(new String[] {str(row.get("check")), str(row.get("measured")), str(row.get("expected")),
-                        str(row.get("verdict")) + detail});
-            }
+        for (CheckResult row : rows) {
+            String detail = row.detail().isEmpty() ? "" : "  " + row.detail();
+            table.add(new String[] {row.check(), row.measured(), row.expected(), row.verdict().word() + detail});
         }
         int[] width = new int[3];
         for (String[] t : table) {

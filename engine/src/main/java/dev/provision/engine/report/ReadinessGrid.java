@@ -1,5 +1,7 @@
 package dev.provision.engine.report;
 
+import dev.provision.modules.spi.CheckResult;
+import dev.provision.modules.spi.Verdict;
 import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
@@ -76,19 +78,18 @@ final class ReadinessGrid {
         if (r.hidden()) {
             return; // no_log: nothing of it may be written
         }
-        for (Map<?, ?> row : rows(r.output())) {
-            String check = text(row.get("check"));
+        for (CheckResult row : CheckResult.rowsOf(r.output())) {
+            String check = row.check();
             if (check.isEmpty()) {
                 continue;
             }
-            Cell cell = new Cell(text(row.get("verdict")), text(row.get("measured")), text(row.get("expected")),
-                    text(row.get("detail")), task);
+            Cell cell = new Cell(row.verdict().word(), row.measured(), row.expected(), row.detail(), task);
             hosts.add(r.host());
             checks.add(check);
             cells.computeIfAbsent(r.host(), h -> new LinkedHashMap<>()).merge(check, cell,
                     (old, neu) -> neu.severity() > old.severity() ? neu : old);
         }
-        if (r.status() == TaskStatus.FAILED && rows(r.output()).isEmpty()) {
+        if (r.status() == TaskStatus.FAILED && CheckResult.rowsOf(r.output()).isEmpty()) {
             // No rows to place in the grid (a bad parameter, the closing assert): the header names it.
             failedTasks.computeIfAbsent(r.host(), h -> new ArrayList<>()).add(task + (r.message().isEmpty() ? "" : ": " + r.message()));
         }
@@ -151,18 +152,6 @@ final class ReadinessGrid {
         figures.forEach((title, byHost) -> out.add(new Series(title, units.get(title), byHost,
                 expectations.containsKey(title) ? OptionalDouble.of(expectations.get(title)) : OptionalDouble.empty(),
                 fleetChecks.get(title))));
-        return out;
-    }
-
-    private static List<Map<?, ?>> rows(Map<String, Object> output) {
-        List<Map<?, ?>> out = new ArrayList<>();
-        if (output.get("checks") instanceof List<?> list) {
-            for (Object o : list) {
-                if (o instanceof Map<?, ?> m) {
-                    out.add(m);
-                }
-            }
-        }
         return out;
     }
 

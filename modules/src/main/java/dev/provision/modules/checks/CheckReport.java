@@ -1,5 +1,7 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.Verdict;
+import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Plan;
 import java.util.ArrayList;
@@ -17,7 +19,7 @@ import java.util.stream.Collectors;
  */
 public final class CheckReport {
     /** Result key of the list of rows, each {@link CheckResult#toMap()}. */
-    public static final String CHECKS = "checks";
+    public static final String CHECKS = CheckResult.RESULT_KEY;
     /** Result key that is true when any row failed; the engine fails the task then. */
     public static final String FAILED = "failed";
 

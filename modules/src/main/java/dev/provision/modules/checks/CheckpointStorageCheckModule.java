@@ -1,5 +1,7 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.Verdict;
+import dev.provision.modules.spi.CheckResult;
 import static java.util.Objects.requireNonNull;
 
 import dev.provision.modules.spi.Change;
@@ -194,7 +196,7 @@ public final class CheckpointStorageCheckModule implements TaskModule, FleetChec
     static final double MIN_TIMED_SECONDS = 1.0;
 
     @Override
-    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+    public Map<String, List<CheckResult>> compare(Map<String, Map<String, Object>> resultsByHost) {
         double fraction = resultsByHost.values().stream().map(r -> r.get("min_fraction")).filter(Number.class::isInstance)
                 .mapToDouble(n -> ((Number) n).doubleValue()).findFirst().orElse(0.5);
         String label = resultsByHost.values().stream().map(r -> r.get("label")).filter(String.class::isInstance)

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.CheckResult;
 import static java.util.Objects.requireNonNull;
 
 import dev.provision.modules.spi.FleetCheck;
@@ -128,7 +129,7 @@ public final class ClockCheckModule implements TaskModule, FleetCheck {
 
     /** The fleet step: the spread of the nodes' offsets from the controller stays within {@code max_spread}. */
     @Override
-    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+    public Map<String, List<CheckResult>> compare(Map<String, Map<String, Object>> resultsByHost) {
         double spread = resultsByHost.values().stream().map(r -> r.get("max_spread")).filter(Number.class::isInstance)
                 .mapToDouble(n -> ((Number) n).doubleValue()).findFirst().orElse(1.0);
         return Fleet.withinSpread("clock.fleet_spread", resultsByHost, "controller_offset_seconds", spread);

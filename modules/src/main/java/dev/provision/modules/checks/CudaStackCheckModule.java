@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -175,7 +176,7 @@ public final class CudaStackCheckModule implements TaskModule, FleetCheck {
 
     /** The fleet step: one CUDA stack (driver, CUDA, torch, cuDNN, NCCL) everywhere; differing nodes are named. */
     @Override
-    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+    public Map<String, List<CheckResult>> compare(Map<String, Map<String, Object>> resultsByHost) {
         return Fleet.sameEverywhere("cuda_stack.same_as_fleet", resultsByHost, r -> r.get("versions") instanceof Map<?, ?> v
                 ? java.util.Optional.of(new java.util.TreeMap<>(v).toString()) : java.util.Optional.empty());
     }

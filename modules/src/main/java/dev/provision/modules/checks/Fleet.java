@@ -1,5 +1,7 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.Verdict;
+import dev.provision.modules.spi.CheckResult;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -24,11 +26,11 @@ final class Fleet {
      * One row per host: pass when its value equals the fleet's most common value, fail naming that
      * value otherwise. Hosts without a value are left out.
      */
-    static Map<String, List<Map<String, Object>>> sameEverywhere(String check, Map<String, Map<String, Object>> results,
+    static Map<String, List<CheckResult>> sameEverywhere(String check, Map<String, Map<String, Object>> results,
                                                                  Function<Map<String, Object>, Optional<String>> value) {
         Map<String, String> byHost = new LinkedHashMap<>();
         results.forEach((host, r) -> value.apply(r).filter(v -> !v.isEmpty()).ifPresent(v -> byHost.put(host, v)));
-        Map<String, List<Map<String, Object>>> rows = new LinkedHashMap<>();
+        Map<String, List<CheckResult>> rows = new LinkedHashMap<>();
         if (byHost.isEmpty()) {
             return rows;
         }
@@ -39,7 +41,7 @@ final class Fleet {
             boolean same = v.equals(majority);
             String detail = same ? agreeing + " of " + byHost.size() + " hosts agree"
                     : "differs from " + agreeing + " of " + byHost.size() + " hosts";
-            rows.put(host, List.of(CheckResult.of(same, check, v, majority + " (fleet)", detail).toMap()));
+            rows.put(host, List.of(CheckResult.of(same, check, v, majority + " (fleet)", detail)));
         });
         return rows;
     }
@@ -48,7 +50,7 @@ final class Fleet {
      * Fails hosts whose figure is below {@code fraction} of the fleet median (slow-node detection);
      * a failing row names every outlier (the first few), so one row read says how wide the fault is.
      */
-    static Map<String, List<Map<String, Object>>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
+    static Map<String, List<CheckResult>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
                                                                  String key, double fraction) {
         return notBelowMedian(check, unit, results, key, fraction, Map.of());
     }
@@ -58,10 +60,10 @@ final class Fleet {
      * {@code notJudged} are never called outliers: their figure is too coarse to tell (the reason
      * is their row's detail), though it still counts for the median.
      */
-    static Map<String, List<Map<String, Object>>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
+    static Map<String, List<CheckResult>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
                                                                  String key, double fraction, Map<String, String> notJudged) {
         Map<String, Double> byHost = numbers(results, key);
-        Map<String, List<Map<String, Object>>> rows = new LinkedHashMap<>();
+        Map<String, List<CheckResult>> rows = new LinkedHashMap<>();
         if (byHost.size() < 2) {
             return rows; // a fleet of one has no median to fall behind
         }
@@ -76,7 +78,7 @@ final class Fleet {
             CheckResult row = notJudged.containsKey(host) && v < floor
                     ? new CheckResult(check, shown(v) + " " + unit, expected, Verdict.PASS, notJudged.get(host))
                     : CheckResult.of(v >= floor, check, shown(v) + " " + unit, expected, detail);
-            rows.put(host, List.of(row.toMap()));
+            rows.put(host, List.of(row));
         });
         return rows;
     }
@@ -97,19 +99,19 @@ final class Fleet {
 
     /** The rows of several fleet comparisons, per host in order. */
     @SafeVarargs
-    static Map<String, List<Map<String, Object>>> merge(Map<String, List<Map<String, Object>>>... parts) {
-        Map<String, List<Map<String, Object>>> all = new LinkedHashMap<>();
-        for (Map<String, List<Map<String, Object>>> part : parts) {
+    static Map<String, List<CheckResult>> merge(Map<String, List<CheckResult>>... parts) {
+        Map<String, List<CheckResult>> all = new LinkedHashMap<>();
+        for (Map<String, List<CheckResult>> part : parts) {
             part.forEach((host, rows) -> all.computeIfAbsent(host, h -> new ArrayList<>()).addAll(rows));
         }
         return all;
     }
 
     /** Fails hosts whose figure is farther than {@code maxSpread}/2 from the fleet median (clock spread). */
-    static Map<String, List<Map<String, Object>>> withinSpread(String check, Map<String, Map<String, Object>> results,
+    static Map<String, List<CheckResult>> withinSpread(String check, Map<String, Map<String, Object>> results,
                                                                String key, double maxSpread) {
         Map<String, Double> byHost = numbers(results, key);
-        Map<String, List<Map<String, Object>>> rows = new LinkedHashMap<>();
+        Map<String, List<CheckResult>> rows = new LinkedHashMap<>();
         if (byHost.size() < 2) {
             return rows;
         }
@@ -122,7 +124,7 @@ final class Fleet {
         byHost.forEach((host, v) -> rows.put(host, List.of(CheckResult.of(!apart.contains(host), check,
                 String.format(Locale.ROOT, "%+.3f s from median (spread %.3f s)", v - median, max - min),
                 String.format(Locale.ROOT, "spread <= %s s", Probes.figure(maxSpread)),
-                "clock apart from the fleet: " + outliers(apart, byHost.size())).toMap())));
+                "clock apart from the fleet: " + outliers(apart, byHost.size())))));
         return rows;
     }
 

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -253,7 +254,7 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
      * narrowest PCIe link is narrower than the fleet median's (a node-wide riser or BIOS fault).
      */
     @Override
-    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+    public Map<String, List<CheckResult>> compare(Map<String, Map<String, Object>> resultsByHost) {
         return Fleet.merge(
                 Fleet.sameEverywhere("gpu.same_as_fleet", resultsByHost, r -> Fleet.text(r, "gpu_count").filter(c -> !c.equals("0"))
                         .map(c -> c + " x " + r.getOrDefault("gpu_model", "?") + ", driver " + r.getOrDefault("driver_version", "?"))),

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.CheckResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

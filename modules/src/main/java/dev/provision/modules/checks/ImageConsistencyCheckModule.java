@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -87,7 +88,7 @@ public final class ImageConsistencyCheckModule implements TaskModule, FleetCheck
 
     /** The fleet step: one digest on every node; nodes that differ from the majority are named. */
     @Override
-    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+    public Map<String, List<CheckResult>> compare(Map<String, Map<String, Object>> resultsByHost) {
         return Fleet.sameEverywhere("image.same_digest", resultsByHost, r -> Fleet.text(r, "image_digest"));
     }
 }

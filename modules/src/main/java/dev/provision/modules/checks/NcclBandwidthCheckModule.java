@@ -1,5 +1,7 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.Verdict;
+import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -181,7 +183,7 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
 
     /** The fleet step: slow-node detection, busbw below {@code min_fraction} of the fleet median. */
     @Override
-    public Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost) {
+    public Map<String, List<CheckResult>> compare(Map<String, Map<String, Object>> resultsByHost) {
         double fraction = resultsByHost.values().stream().map(r -> r.get("min_fraction")).filter(Number.class::isInstance)
                 .mapToDouble(n -> ((Number) n).doubleValue()).findFirst().orElse(0.8);
         return Fleet.notBelowMedian("nccl.busbw_vs_fleet", "GB/s", resultsByHost, "busbw_gbps", fraction);

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.CheckResult;
 import static java.util.Objects.requireNonNull;
 
 import dev.provision.modules.spi.Change;

@@ -10,11 +10,11 @@ import java.util.Map;
  *
  * <p>Contract: after the task has run on every host of the batch, the engine calls {@link #compare}
  * once, on one thread, with each host's {@link Plan#result()} (hosts whose task was skipped, failed
- * before planning, or that were unreachable are absent). It returns, per host, extra check rows in the
- * format of {@code result.checks} ({@code check}, {@code measured}, {@code expected}, {@code verdict}
- * = pass|fail|warn|skip, {@code detail}); a host with a {@code fail} row fails the task. It must not
- * block or do I/O: everything it needs (thresholds, measured values) must be in the results.
+ * before planning, or that were unreachable are absent). It returns, per host, extra
+ * {@link CheckResult} rows, which join the host's table; a host with a {@link Verdict#FAIL} row fails
+ * the task. It must not block or do I/O: everything it needs (thresholds, measured values) must be in
+ * the results.
  */
 public interface FleetCheck {
-    Map<String, List<Map<String, Object>>> compare(Map<String, Map<String, Object>> resultsByHost);
+    Map<String, List<CheckResult>> compare(Map<String, Map<String, Object>> resultsByHost);
 }

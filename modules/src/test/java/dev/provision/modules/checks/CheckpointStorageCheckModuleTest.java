@@ -1,5 +1,7 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.CheckResult;
+import dev.provision.modules.spi.Verdict;
 import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
 import static dev.provision.modules.checks.ChecksFixtures.failed;
 import static dev.provision.modules.checks.ChecksFixtures.load;
@@ -125,10 +127,10 @@ class CheckpointStorageCheckModuleTest {
                 "n1", Map.of("write_mbps", 900.0, "label", "checkpoint", "min_fraction", 0.5),
                 "n2", Map.of("write_mbps", 950.0, "label", "checkpoint", "min_fraction", 0.5),
                 "n3", Map.of("write_mbps", 120.0, "label", "checkpoint", "min_fraction", 0.5));
-        Map<String, List<Map<String, Object>>> rows = module.compare(results);
-        assertEquals("fail", rows.get("n3").get(0).get("verdict"));
-        assertEquals("checkpoint.write_vs_fleet", rows.get("n3").get(0).get("check"));
-        assertEquals("pass", rows.get("n1").get(0).get("verdict"));
+        Map<String, List<CheckResult>> rows = module.compare(results);
+        assertEquals("fail", rows.get("n3").get(0).toMap().get("verdict"));
+        assertEquals("checkpoint.write_vs_fleet", rows.get("n3").get(0).toMap().get("check"));
+        assertEquals("pass", rows.get("n1").get(0).toMap().get("verdict"));
     }
 
     @Test
@@ -138,12 +140,12 @@ class CheckpointStorageCheckModuleTest {
                 "n2", Map.of("write_mbps", 1900.0, "write_seconds", 0.002),
                 "n3", Map.of("write_mbps", 60.0, "write_seconds", 0.07),
                 "n4", Map.of("write_mbps", 0.5, "write_seconds", 8.0));
-        Map<String, List<Map<String, Object>>> rows = module.compare(results);
-        assertEquals("pass", rows.get("n3").get(0).get("verdict"), "4 MiB in 0.07 s is noise, not a slow disk");
-        assertTrue(String.valueOf(rows.get("n3").get(0).get("detail")).contains("too short to call slow"));
-        assertEquals("fail", rows.get("n4").get(0).get("verdict"));
-        assertTrue(String.valueOf(rows.get("n4").get(0).get("detail")).contains("n4 (1 of 4 hosts)"),
-                String.valueOf(rows.get("n4").get(0).get("detail")));
+        Map<String, List<CheckResult>> rows = module.compare(results);
+        assertEquals("pass", rows.get("n3").get(0).toMap().get("verdict"), "4 MiB in 0.07 s is noise, not a slow disk");
+        assertTrue(String.valueOf(rows.get("n3").get(0).toMap().get("detail")).contains("too short to call slow"));
+        assertEquals("fail", rows.get("n4").get(0).toMap().get("verdict"));
+        assertTrue(String.valueOf(rows.get("n4").get(0).toMap().get("detail")).contains("n4 (1 of 4 hosts)"),
+                String.valueOf(rows.get("n4").get(0).toMap().get("detail")));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.CheckResult;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,8 +18,8 @@ class FleetTest {
         return m;
     }
 
-    private static String verdict(Map<String, List<Map<String, Object>>> rows, String host) {
-        return String.valueOf(rows.get(host).get(0).get("verdict"));
+    private static String verdict(Map<String, List<CheckResult>> rows, String host) {
+        return String.valueOf(rows.get(host).get(0).toMap().get("verdict"));
     }
 
     @Test
@@ -27,7 +28,7 @@ class FleetTest {
                 "node01", "image_digest", "sha256:aaa", "node02", "image_digest", "sha256:aaa", "node03", "image_digest", "sha256:bbb"));
         assertEquals("pass", verdict(rows, "node01"));
         assertEquals("fail", verdict(rows, "node03"));
-        assertEquals("sha256:aaa (fleet)", rows.get("node03").get(0).get("expected"));
+        assertEquals("sha256:aaa (fleet)", rows.get("node03").get(0).toMap().get("expected"));
     }
 
     @Test
@@ -36,7 +37,7 @@ class FleetTest {
                 "a", "busbw_gbps", 480.0, "b", "busbw_gbps", 478.0, "c", "busbw_gbps", 300.0, "d", "busbw_gbps", 481.0));
         assertEquals("pass", verdict(rows, "a"));
         assertEquals("fail", verdict(rows, "c"));
-        assertTrue(String.valueOf(rows.get("c").get(0).get("expected")).contains("fleet median"));
+        assertTrue(String.valueOf(rows.get("c").get(0).toMap().get("expected")).contains("fleet median"));
     }
 
     @Test
@@ -76,9 +77,9 @@ class FleetTest {
         var rows = new NcclBandwidthCheckModule().compare(results(
                 "a", "busbw_gbps", 480.0, "b", "busbw_gbps", 120.0, "c", "busbw_gbps", 300.0, "d", "busbw_gbps", 481.0, "e", "busbw_gbps", 479.0));
         assertEquals("fail", verdict(rows, "b"));
-        assertEquals("below the fleet median: b, c (2 of 5 hosts)", rows.get("c").get(0).get("detail"));
-        assertEquals("120 GB/s", rows.get("b").get(0).get("measured"));
-        assertEquals(">= 383.2 GB/s (80% of fleet median 479)", rows.get("b").get(0).get("expected"));
+        assertEquals("below the fleet median: b, c (2 of 5 hosts)", rows.get("c").get(0).toMap().get("detail"));
+        assertEquals("120 GB/s", rows.get("b").get(0).toMap().get("measured"));
+        assertEquals(">= 383.2 GB/s (80% of fleet median 479)", rows.get("b").get(0).toMap().get("expected"));
     }
 
     @Test
@@ -90,12 +91,12 @@ class FleetTest {
         }
         var rows = new GpuCheckModule().compare(results);
         assertEquals(2, rows.get("gpu7").size(), "same-as-fleet and width rows");
-        Map<String, Object> width = rows.get("gpu7").get(1);
+        Map<String, Object> width = rows.get("gpu7").get(1).toMap();
         assertEquals("gpu.pcie_width_vs_fleet", width.get("check"));
         assertEquals("fail", width.get("verdict"));
         assertEquals("8 lanes", width.get("measured"));
         assertEquals("below the fleet median: gpu7 (1 of 20 hosts)", width.get("detail"));
-        assertEquals("pass", rows.get("gpu8").get(1).get("verdict"));
+        assertEquals("pass", rows.get("gpu8").get(1).toMap().get("verdict"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.Verdict;
 import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
 import static dev.provision.modules.checks.ChecksFixtures.failed;
 import static dev.provision.modules.checks.ChecksFixtures.row;

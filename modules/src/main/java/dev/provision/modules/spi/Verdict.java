@@ -1,4 +1,4 @@
-package dev.provision.modules.checks;
+package dev.provision.modules.spi;
 
 import java.util.Locale;
 

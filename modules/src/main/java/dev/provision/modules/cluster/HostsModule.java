@@ -2,6 +2,7 @@ package dev.provision.modules.cluster;
 
 import dev.provision.modules.files.FileContentPlanner;
 import dev.provision.modules.spi.Command.Attributes;
+import dev.provision.modules.spi.InventoryView;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -96,7 +97,7 @@ public final class HostsModule implements TaskModule {
         boolean present = params.string("state").equals("present");
         List<HostEntry> entries = new ArrayList<>();
         if (params.has("group")) {
-            entries.addAll(fromGroup(params.string("group"), context.variables()));
+            entries.addAll(fromGroup(params.string("group"), context.inventory()));
         }
         entries.addAll(fromList(params.list("entries")));
         if (present && entries.isEmpty()) {
@@ -221,15 +222,12 @@ public final class HostsModule implements TaskModule {
         return entries;
     }
 
-    private static List<HostEntry> fromGroup(String group, Map<String, Object> variables) throws ModuleException {
-        if (!(variables.get("groups") instanceof Map<?, ?> groups) || !(groups.get(group) instanceof List<?> members)) {
-            throw new ModuleException("group '" + group + "' is not in the inventory");
-        }
-        Map<?, ?> hostvars = variables.get("hostvars") instanceof Map<?, ?> hv ? hv : Map.of();
+    private static List<HostEntry> fromGroup(String group, InventoryView inventory) throws ModuleException {
+        List<String> members = inventory.group(group)
+                .orElseThrow(() -> new ModuleException("group '" + group + "' is not in the inventory"));
         List<HostEntry> entries = new ArrayList<>();
-        for (Object member : members) {
-            String host = String.valueOf(member);
-            Map<?, ?> vars = hostvars.get(host) instanceof Map<?, ?> v ? v : Map.of();
+        for (String host : members) {
+            Map<String, Object> vars = inventory.hostVars(host);
             Optional<String> address = Optional.ofNullable(vars.get("ansible_host")).map(String::valueOf).filter(HostsModule::isIpAddress);
             if (address.isEmpty() && vars.get("facts") instanceof Map<?, ?> facts && facts.get("default_ipv4") != null) {
                 address = Optional.of(String.valueOf(facts.get("default_ipv4"))).filter(a -> !a.isEmpty());

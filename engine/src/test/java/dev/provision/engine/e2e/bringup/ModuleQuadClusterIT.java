@@ -73,7 +73,7 @@ class ModuleQuadClusterIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sysctl", "limits", "hosts", "authorized_key", "ssh_known_hosts", "mount", "service"})
+    @ValueSource(strings = {"sysctl", "limits", "hosts", "authorized_key", "ssh_known_hosts", "mount", "service", "hostname", "user"})
     void checkApplyCheckApply(String module) throws Exception {
         everyNode(provision(module, "--check"), true, "check on the fresh cluster");
         // Nothing was applied: a second check still forecasts the same change.
@@ -81,6 +81,17 @@ class ModuleQuadClusterIT {
         everyNode(provision(module), true, "apply");
         everyNode(provision(module, "--check"), false, "check after apply");
         everyNode(provision(module), false, "apply again");
+    }
+
+    @org.junit.jupiter.api.Test
+    void hostnameRenamesTheNodeLiveAndInEtcHostname() throws Exception {
+        Result renamed = provision("hostname");
+        assertEquals(0, renamed.exitCode(), renamed.output());
+        for (int k = 1; k <= NODES; k++) {
+            String node = String.format("node%02d", k);
+            assertEquals(node + "-quad.cluster.test\n", SiteCluster.inNode(k, "hostname").expectSuccess("hostname").output());
+            assertEquals(node + "-quad.cluster.test\n", SiteCluster.inNode(k, "cat /etc/hostname").expectSuccess("cat").output());
+        }
     }
 
     @ParameterizedTest

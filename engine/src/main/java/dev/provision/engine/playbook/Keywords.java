@@ -18,7 +18,7 @@ import org.yaml.snakeyaml.nodes.Node;
 final class Keywords {
     /** Keywords any block, include, role entry or task may carry. */
     static final List<String> NAMES = List.of("when", "tags", "vars", "become", "become_user",
-            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment");
+            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment", "become_method");
     private static final java.util.regex.Pattern ENVIRONMENT_NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     final List<Expression> when = new ArrayList<>();
@@ -93,11 +93,21 @@ final class Keywords {
                 timeoutSeconds = Optional.of(seconds);
             }
             case "environment" -> environment.add(environment(doc, v));
+            case "become_method" -> becomeMethod(doc, v);
             default -> {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Ansible's default, {@code sudo}, is what become is here; another method is refused where it is written. */
+    static void becomeMethod(YamlDocument doc, Node v) throws InvalidInputException {
+        String method = Values.string(doc, v, "become_method");
+        if (!method.equals("sudo")) {
+            throw doc.error(v, "become_method '" + YamlDocument.printable(method) + "' is not supported: become runs "
+                    + "through sudo (write 'become_method: sudo' or leave it out)");
+        }
     }
 
     /**

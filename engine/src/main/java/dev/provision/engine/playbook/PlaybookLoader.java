@@ -169,6 +169,7 @@ public final class PlaybookLoader {
                 case "post_tasks" -> postTasks = v;
                 case "handlers" -> handlers = v;
                 case "environment" -> playLevel.read(doc, e);
+                case "become_method" -> Keywords.becomeMethod(doc, v);
                 default -> throw unknownPlayKeyword(doc, e);
             }
         }
@@ -208,7 +209,7 @@ public final class PlaybookLoader {
         }
         Set<String> playOnlyUnsupported = Set.of("strategy", "order", "force_handlers", "collections", "module_defaults",
                 "vars_prompt", "gather_subset", "gather_timeout", "fact_path", "port", "ignore_unreachable",
-                "ignore_errors", "no_log", "run_once", "debugger", "become_method", "become_flags", "timeout");
+                "ignore_errors", "no_log", "run_once", "debugger", "become_flags", "timeout");
         if (playOnlyUnsupported.contains(key)) {
             return doc.error(e.keyNode(), "'" + key + "' is not supported on a play yet; remove it");
         }

@@ -54,7 +54,6 @@ final class TaskParser {
             Map.entry("action", "write the module name as the key ('copy:' with its arguments)"),
             Map.entry("include", "use 'import_tasks:' or 'include_tasks:'"),
             Map.entry("import_playbook", "use it at the top level of a playbook, not among tasks"),
-            Map.entry("become_method", "only sudo is supported; remove it"),
             Map.entry("delegate_facts", "remove it"),
             Map.entry("with_dict", "use 'loop:' with an expression instead"),
             Map.entry("with_list", "use 'loop:' instead"),

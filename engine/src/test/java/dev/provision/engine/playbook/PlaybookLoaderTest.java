@@ -649,4 +649,24 @@ class PlaybookLoaderTest {
             assertTrue(e.getMessage().contains("environment"), bad + " -> " + e.getMessage());
         }
     }
+
+    @Test
+    void becomeMethodSudoIsAnsiblesDefaultAndAnyOtherIsRefusedWhereItIsWritten() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  become_method: sudo
+                  tasks:
+                    - command: x
+                      become: true
+                      become_method: sudo
+                """);
+        assertEquals(Optional.of(true), task(playbook.plays().get(0).tasks(), 0).become());
+        InvalidInputException su = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  tasks:
+                    - command: x
+                      become_method: su
+                """));
+        assertTrue(su.getMessage().contains("site.yml:4:22: become_method 'su' is not supported"), su.getMessage());
+    }
 }

@@ -75,10 +75,17 @@ class ModuleQuadClusterIT {
     @ParameterizedTest
     @ValueSource(strings = {"sysctl", "limits", "hosts", "authorized_key", "ssh_known_hosts", "mount", "service", "hostname", "user"})
     void checkApplyCheckApply(String module) throws Exception {
-        everyNode(provision(module, "--check"), true, "check on the fresh cluster");
+        Result check = provision(module, "--check");
+        everyNode(check, true, "check on the fresh cluster");
         // Nothing was applied: a second check still forecasts the same change.
         everyNode(provision(module, "--check"), true, "second check");
-        everyNode(provision(module), true, "apply");
+        Result apply = provision(module);
+        everyNode(apply, true, "apply");
+        for (int k = 1; k <= NODES; k++) {
+            String host = String.format("node%02d", k);
+            assertEquals(changed(check, host), changed(apply, host), "the dry run forecast as many changes as the run made on "
+                    + host + ":\n" + check.output() + "\n" + apply.output());
+        }
         everyNode(provision(module, "--check"), false, "check after apply");
         everyNode(provision(module), false, "apply again");
     }

@@ -50,6 +50,17 @@ final class SavedPlans {
         SavedPlan.Header header = new SavedPlan.Header(new ProvisionCommand.Version().getVersion()[0], Instant.now(),
                 playbook.toAbsolutePath().toString(), Sources.playbook(playbook), sources, Sources.inventory(sources), hosts,
                 List.copyOf(options.tags()), List.copyOf(options.skipTags()), Sources.extraVars(options.extraVars()), SavedPlan.newSalt());
+        for (Map.Entry<String, List<PlanRecording.Entry>> e : recording.entries().entrySet()) {
+            for (PlanRecording.Entry entry : e.getValue()) {
+                if (!entry.ranForReal() && dev.provision.engine.exec.RunTimeOutput.in(entry.changes())) {
+                    throw new InvalidInputException(new SourcePosition(file.toString(), 0, 0), "cannot save this plan: task '"
+                            + entry.step().task() + "' (" + entry.step().position() + ") on " + e.getKey() + " uses the output "
+                            + "of a program the dry run did not run, so the run would not do what the plan shows; give that "
+                            + "program's task 'check_mode: false' (it then runs in the dry run: read-only commands only) "
+                            + "or apply without a saved plan");
+                }
+            }
+        }
         SavedPlan plan = SavedPlan.of(header, recording);
         try {
             plan.write(file);

@@ -187,6 +187,12 @@ final class TaskRunner {
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
         if (check) {
             forecast(view, host.forecast, plan);
+            if (RunTimeOutput.runsAProgram(plan.changes()) && !output.containsKey("stdout")) {
+                // not run: what it prints is known only when it runs (never an empty string that looks real)
+                String unknown = RunTimeOutput.placeholder(task);
+                output.put("stdout", unknown);
+                output.put("stdout_lines", List.of(unknown));
+            }
         }
         TaskStatus status = plan.isEmpty() ? TaskStatus.OK : TaskStatus.CHANGED;
         String message = plan.isEmpty() ? plan.reason() : "";
@@ -222,7 +228,8 @@ final class TaskRunner {
             message = String.valueOf(msg);
         }
         TaskResult result = TaskResult.builder(host.name(), status).changes(plan.changes()).message(message).itemLabel(label)
-                .forecast(check && !plan.isEmpty()).conditional(handler && check).hidden(task.noLog()).output(output).build();
+                .forecast(check && !plan.isEmpty())
+                .conditional(check && (handler || RunTimeOutput.in(params.asMap()))).hidden(task.noLog()).output(output).build();
         if (status != TaskStatus.FAILED || task.failedWhen().isPresent()) {
             Map<String, Object> withResult = withRegistered(task, vars, result);
             if (task.changedWhen().isPresent() && status != TaskStatus.FAILED) {

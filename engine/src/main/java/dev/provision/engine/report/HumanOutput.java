@@ -91,7 +91,7 @@ public final class HumanOutput implements RunListener {
             sb.append(" => ").append(r.output());
         }
         if (r.conditional()) {
-            sb.append(" (forecast: depends on earlier changes in this run)");
+            sb.append(" (forecast: depends on what earlier tasks change or print in this run)");
         }
         out.println(paint(sb.toString(), c));
         printChecks(r);

@@ -149,4 +149,34 @@ class ProvisionCommandTest {
         }
         assertTrue(printed.contains("-e '<your -e values>' -e @" + vars), printed);
     }
+
+    @Test
+    void aDryRunShowsTheOutputOfAProgramItDidNotRunAsAPlaceholderAndWillNotSaveAPlanBuiltOnIt() throws Exception {
+        Path target = tmp.resolve("kernel.txt");
+        Path book = Files.writeString(tmp.resolve("kernel.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - name: read the kernel
+                      command: uname -r
+                      register: kernel
+                    - copy:
+                        dest: %s
+                        content: "kernel ${kernel.stdout}\\n"
+                """.formatted(target));
+        int code = run("--check", "--diff", book.toString());
+        String shown = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, shown + err);
+        assertTrue(shown.contains("+kernel <output of 'read the kernel' at " + book + ":4:7, known when it runs>"), shown);
+        assertTrue(shown.contains("changed: [localhost] (forecast: depends on what earlier tasks change or print in this run)"), shown);
+        assertFalse(Files.exists(target), "a dry run writes nothing");
+
+        Path plan = tmp.resolve("kernel.plan");
+        out.reset();
+        int saved = run("--check", "--save-plan", plan.toString(), book.toString());
+        assertTrue(saved != 0, "refused");
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("cannot save this plan: task 'copy' (" + book + ":7:7) on localhost "
+                + "uses the output of a program the dry run did not run"), err.toString(StandardCharsets.UTF_8));
+        assertFalse(Files.exists(plan), "no plan written");
+    }
 }

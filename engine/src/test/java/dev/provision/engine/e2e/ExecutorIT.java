@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -184,7 +183,7 @@ class ExecutorIT {
         Path report = dir.resolve("out/report.json");
         Provision.Result r = run("handlers.yml", "--json", report.toString());
         assertEquals(0, r.exitCode(), r.output());
-        JsonNode doc = new ObjectMapper().readTree(report.toFile());
+        JsonNode doc = r.report();
         JsonNode play = doc.path("plays").path(0);
         assertEquals("localhost", play.path("hosts").path(0).asText());
         JsonNode tasks = play.path("tasks");

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,11 +34,8 @@ class InterruptIT {
                 """.formatted(marker));
         Path json = tmp.resolve("report.json");
         Path log = tmp.resolve("output.txt");
-        ProcessBuilder pb = new ProcessBuilder(Provision.REPO.resolve("provision").toString(), "-i", "localhost,",
-                "--json", json.toString(), playbook.toString())
-                .directory(Provision.REPO.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("NO_COLOR", "1");
-        Process run = pb.start();
+        List<String> args = List.of("-i", "localhost,", "--json", json.toString(), playbook.toString());
+        Process run = Provision.start(args, ProcessBuilder.Redirect.to(log.toFile()));
         for (int i = 0; i < 300 && !Files.readString(log).contains("TASK [the running task]"); i++) {
             Thread.sleep(100);
         }
@@ -55,7 +52,7 @@ class InterruptIT {
         assertFalse(Files.exists(marker), "no task starts after the interrupt");
         assertTrue(output.contains("PLAY RECAP"), output);
         assertFalse(output.contains("Exception") || output.contains("\tat "), output);
-        JsonNode report = new ObjectMapper().readTree(json.toFile());
+        JsonNode report = new Provision.Result(args, run.exitValue(), output).report();
         assertEquals(1, report.at("/stats/localhost/changed").asInt(), "the report has the recap's counts:\n" + report.toPrettyString());
     }
 }

@@ -3,34 +3,28 @@ package dev.provision.modules.cluster;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.testing.Args;
-import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
-import java.util.Map;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class AuthorizedKeyModuleTest {
+class AuthorizedKeyModuleTest extends ModuleTableTest<AuthorizedKeyModule> {
     static final String CLUSTER = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIClusterKeyBlob0000000000000000000000000000 provision-cluster";
     static final String ADMIN = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQCadminKeyBlob== admin@laptop";
     static final String OTHER = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOtherKeyBlob00000000000000000000000000000 someone";
     private static final String KEYS = "/home/train/.ssh/authorized_keys";
-    private final AuthorizedKeyModule module = new AuthorizedKeyModule();
-    @TempDir
-    Path controller;
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    AuthorizedKeyModuleTest() {
+        super(new AuthorizedKeyModule());
     }
 
     /** A host with user train (home /home/train, group train). */
@@ -88,20 +82,8 @@ class AuthorizedKeyModuleTest {
                         fails("key holds a control character (\\x0d) at offset " + CLUSTER.length() + "; keys are separated by newlines only")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.planned(cases());
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.provision.modules.cluster;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
+import dev.provision.modules.testing.Table;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,10 +31,6 @@ class HostsModuleTest {
     private final HostsModule module = new HostsModule();
     @TempDir
     Path controller;
-
-    private static Arguments row(String name, String hosts, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, hosts, args, expect);
-    }
 
     private static List<Object> entries() {
         return List.of(Map.of("address", "10.213.0.11", "names", List.of("node01", "n1")), Map.of("address", "10.213.0.12", "names", List.of("node02")));
@@ -75,7 +73,7 @@ class HostsModuleTest {
     }
 
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
+        return Table.planned(cases());
     }
 
     @ParameterizedTest(name = "[{index}] {0}")

@@ -3,32 +3,31 @@ package dev.provision.modules.cluster;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.testing.Args;
-import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class ImageModuleTest {
+class ImageModuleTest extends ModuleTableTest<ImageModule> {
     private static final String IMAGE = "10.213.0.1:5000/train:latest";
     private static final String OLD = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
     private static final String NEW = "sha256:2222222222222222222222222222222222222222222222222222222222222222";
-    private final ImageModule module = new ImageModule();
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    ImageModuleTest() {
+        super(new ImageModule());
     }
 
     private static String[] inspect(String engine) {
@@ -90,23 +89,8 @@ class ImageModuleTest {
                 row("bad engine", new FakeHost(), Args.of("name", IMAGE, "engine", "enroot"), fails("must be one of: auto, podman, docker")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, Path.of("/nonexistent")), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        FakeContext context = new FakeContext(host, Path.of("/nonexistent"));
-        host.apply(module.plan(module.params().validate(args), context));
-        Plan again = module.plan(module.params().validate(args), context);
-        assertTrue(again.isEmpty(), () -> "still planned: " + Expect.describe(again));
+        return Table.planned(cases());
     }
 
     @Test

@@ -3,31 +3,26 @@ package dev.provision.modules.cluster;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.provision.modules.testing.Table.row;
 
-import dev.provision.modules.spi.Plan;
 import dev.provision.modules.testing.Args;
-import dev.provision.modules.testing.Expect;
-import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class SshKnownHostsModuleTest {
+class SshKnownHostsModuleTest extends ModuleTableTest<SshKnownHostsModule> {
     private static final String PATH = SshKnownHostsModule.DEFAULT_PATH;
     private static final String K1 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINode01";
     private static final String K2 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINode02";
     private static final String BLOCK = "# BEGIN provision cluster known hosts\nnode01,10.213.0.11 " + K1 + "\nnode02,10.213.0.12 " + K2
             + "\n# END provision cluster known hosts\n";
-    private final SshKnownHostsModule module = new SshKnownHostsModule();
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    SshKnownHostsModuleTest() {
+        super(new SshKnownHostsModule());
     }
 
     private static List<Object> entries(String key2) {
@@ -68,22 +63,7 @@ class SshKnownHostsModuleTest {
                         fails("'a,b' is not a host name, address or [host]:port")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, Path.of("/nonexistent")), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        FakeContext context = new FakeContext(host, Path.of("/nonexistent"));
-        host.apply(module.plan(module.params().validate(args), context));
-        Plan again = module.plan(module.params().validate(args), context);
-        assertTrue(again.isEmpty(), () -> "still planned: " + Expect.describe(again));
+        return Table.planned(cases());
     }
 }

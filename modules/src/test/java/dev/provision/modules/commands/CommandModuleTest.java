@@ -3,6 +3,7 @@ package dev.provision.modules.commands;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.provision.modules.spi.Plan;
@@ -25,10 +26,6 @@ class CommandModuleTest {
     private final CommandModule module = new CommandModule();
     @TempDir
     Path controller;
-
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
-    }
 
     static Stream<Arguments> cases() {
         return Stream.of(

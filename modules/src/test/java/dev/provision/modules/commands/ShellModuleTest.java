@@ -3,6 +3,7 @@ package dev.provision.modules.commands;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 
 import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
@@ -19,10 +20,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ShellModuleTest {
     @TempDir
     Path controller;
-
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
-    }
 
     static Stream<Arguments> cases() {
         return Stream.of(

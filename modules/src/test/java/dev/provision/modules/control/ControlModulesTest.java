@@ -2,6 +2,7 @@ package dev.provision.modules.control;
 
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.provision.modules.spi.Plan;
@@ -34,10 +35,6 @@ class ControlModulesTest {
                 .expression("nothing", null)
                 .varsFile("debian.yml", Map.of("greeting", "hello", "ports", List.of(80)))
                 .varsFile("bad.yml", Map.of("my-var", 1));
-    }
-
-    private static Arguments row(String name, TaskModule module, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, module, args, expect);
     }
 
     static Stream<Arguments> cases() {

@@ -3,6 +3,7 @@ package dev.provision.modules.files;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,23 +13,17 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class CopyModuleTest {
-    private final CopyModule module = new CopyModule();
-    @TempDir
-    Path controller;
+class CopyModuleTest extends ModuleTableTest<CopyModule> {
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    CopyModuleTest() {
+        super(new CopyModule());
     }
 
     static Stream<Arguments> cases() {
@@ -140,22 +135,8 @@ class CopyModuleTest {
         assertEquals(List.of(List.of("sha256sum", "-z", "--", "/etc/f")), host.probesRun());
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        FakeContext context = new FakeContext(host, controller);
-        host.apply(module.plan(module.params().validate(args), context));
-        assertTrue(module.plan(module.params().validate(args), context).isEmpty());
+        return Table.planned(cases());
     }
 
     @Test

@@ -3,33 +3,26 @@ package dev.provision.modules.files;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Diff;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.testing.Args;
-import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class LineInFileModuleTest {
+class LineInFileModuleTest extends ModuleTableTest<LineInFileModule> {
     private static final String HOSTS = "127.0.0.1 localhost\n10.0.0.1 node1\n";
-    private final LineInFileModule module = new LineInFileModule();
-    @TempDir
-    Path controller;
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    LineInFileModuleTest() {
+        super(new LineInFileModule());
     }
 
     static Stream<Arguments> cases() {
@@ -94,22 +87,8 @@ class LineInFileModuleTest {
                         Args.of("path", "/etc/x", "line", "a", "create", "maybe"), fails("parameter 'create' must be a boolean")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        FakeContext context = new FakeContext(host, controller);
-        host.apply(module.plan(module.params().validate(args), context));
-        assertTrue(module.plan(module.params().validate(args), context).isEmpty());
+        return Table.planned(cases());
     }
 
     @Test

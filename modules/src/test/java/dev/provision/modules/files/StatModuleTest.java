@@ -2,6 +2,7 @@ package dev.provision.modules.files;
 
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,10 +45,6 @@ class StatModuleTest {
     private final StatModule module = new StatModule();
     @TempDir
     Path controller;
-
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
-    }
 
     /** A host whose stat probe for these options prints {@code out} with exit {@code exit}. */
     static FakeHost answering(String path, boolean follow, String algorithm, int exit, String out, String err) {

@@ -3,6 +3,7 @@ package dev.provision.modules.files;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 
 import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
@@ -20,10 +21,6 @@ class TemplateModuleTest {
     private static final String RENDERED = "server 10.0.0.1 iburst\n";
     @TempDir
     Path controller;
-
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
-    }
 
     static Stream<Arguments> cases() {
         return Stream.of(

@@ -3,6 +3,7 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,7 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
+import dev.provision.modules.testing.Table;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,18 +40,14 @@ class AptModuleTest {
     @TempDir
     Path controller;
 
-    private static Arguments row(String name, TaskModule module, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, module, host, args, expect);
-    }
-
     private static List<String> plus(List<String> prefix, String... more) {
         List<String> all = new ArrayList<>(prefix);
         all.addAll(List.of(more));
         return all;
     }
 
-    /** dpkg's answer for {@code names}: installed versions, and {@code oldconf} removed with its configuration left. */
-    private static void dpkg(FakeHost host, List<String> names, Map<String, String> installed) {
+    /** dpkg's answer for {@code names}: installed versions, and {@code oldconf} removed with its configuration left; PackageModuleTest's too. */
+    static void dpkg(FakeHost host, List<String> names, Map<String, String> installed) {
         StringBuilder out = new StringBuilder();
         StringBuilder err = new StringBuilder();
         for (String n : names) {
@@ -250,7 +248,7 @@ class AptModuleTest {
     }
 
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[4] instanceof Expect.Planned && !((String) row.get()[0]).startsWith("action:"));
+        return Table.plannedStates(cases());
     }
 
     @ParameterizedTest(name = "[{index}] {0}")

@@ -3,32 +3,27 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.testing.Args;
-import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class GroupModuleTest {
-    private final GroupModule module = new GroupModule();
-    @TempDir
-    Path controller;
+class GroupModuleTest extends ModuleTableTest<GroupModule> {
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    GroupModuleTest() {
+        super(new GroupModule());
     }
 
     /**
@@ -96,20 +91,8 @@ class GroupModuleTest {
                 row("a name longer than 32 characters", groups(), Args.of("name", "a".repeat(33)), fails("at most 32 characters")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.planned(cases());
     }
 
     @Test

@@ -3,40 +3,35 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.provision.modules.spi.Diff;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.testing.Args;
-import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class HostnameModuleTest {
+class HostnameModuleTest extends ModuleTableTest<HostnameModule> {
     private static final String FILE = HostnameModule.FILE;
-    private final HostnameModule module = new HostnameModule();
-    @TempDir
-    Path controller;
+
+    HostnameModuleTest() {
+        super(new HostnameModule());
+    }
 
     /** A host named {@code live} whose {@code hostname NAME} renames it. */
     static FakeHost named(FakeHost host, String live, String wanted) {
         host.probe(0, live + "\n", "", "hostname");
         host.onExec(List.of("hostname", wanted), h -> h.probe(0, wanted + "\n", "", "hostname"));
         return host;
-    }
-
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
     }
 
     static Stream<Arguments> cases() {
@@ -61,20 +56,8 @@ class HostnameModuleTest {
                         Args.of("name", "gpu01"), fails("cannot read the host name: hostname exited 127: hostname: not found")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.planned(cases());
     }
 
     @Test

@@ -3,35 +3,30 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.testing.Args;
-import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class LimitsModuleTest {
+class LimitsModuleTest extends ModuleTableTest<LimitsModule> {
     private static final String DEST = LimitsModule.DEFAULT_DEST;
     private static final String SYSTEMD = LimitsModule.SYSTEMD_DROP_IN;
     private static final String HEADER = "# Resource limits managed by provision; lines for the same domain, type and item are replaced.\\n";
     private static final String SYSTEMD_HEADER = "# Default resource limits for services, managed by provision.\\n[Manager]\\n";
-    private final LimitsModule module = new LimitsModule();
-    @TempDir
-    Path controller;
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    LimitsModuleTest() {
+        super(new LimitsModule());
     }
 
     private static Map<String, Object> items(Object... keysAndValues) {
@@ -98,20 +93,8 @@ class LimitsModuleTest {
                 row("domain with a blank", noInit(), Args.of("domain", "a b", "limit_item", "nofile", "value", 1), fails("must be one word")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.planned(cases());
     }
 
     @Test

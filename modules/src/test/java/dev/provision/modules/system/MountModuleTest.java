@@ -3,6 +3,7 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -11,25 +12,20 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class MountModuleTest {
+class MountModuleTest extends ModuleTableTest<MountModule> {
     private static final String ROOT = "UUID=abc / ext4 errors=remount-ro 0 1\n";
     private static final String NFS_LINE = "10.213.0.1:/srv/data /data nfs vers=4.2,hard 0 0\n";
-    private final MountModule module = new MountModule();
-    @TempDir
-    Path controller;
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    MountModuleTest() {
+        super(new MountModule());
     }
 
     private static String[] findmnt(String path) {
@@ -128,20 +124,8 @@ class MountModuleTest {
         return s.replace("\n", "\\n");
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.planned(cases());
     }
 
     @Test

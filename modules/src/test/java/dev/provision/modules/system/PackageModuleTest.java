@@ -3,6 +3,7 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.provision.modules.spi.Diff;
@@ -11,49 +12,27 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class PackageModuleTest {
+class PackageModuleTest extends ModuleTableTest<PackageModule> {
     private static final String INSTALL = "exec [env, DEBIAN_FRONTEND=noninteractive, apt-get, install, -y, --no-install-recommends, ";
     private static final String UPDATE = "exec [env, DEBIAN_FRONTEND=noninteractive, apt-get, update]";
-    private final PackageModule module = new PackageModule();
-    @TempDir
-    Path controller;
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    PackageModuleTest() {
+        super(new PackageModule());
     }
 
     private static String[] argv(List<String> prefix, List<String> names) {
         List<String> all = new ArrayList<>(prefix);
         all.addAll(names);
         return all.toArray(String[]::new);
-    }
-
-    /** dpkg's answer for {@code names} given installed "name version" pairs. */
-    private static void dpkg(FakeHost host, List<String> names, Map<String, String> installed) {
-        StringBuilder out = new StringBuilder();
-        StringBuilder err = new StringBuilder();
-        for (String n : names) {
-            if (installed.containsKey(n)) {
-                out.append(n).append(" install ok installed ").append(installed.get(n)).append('\n');
-            } else if (n.equals("oldconf")) {
-                out.append(n).append(" deinstall ok config-files 1.0\n");
-            } else {
-                err.append("dpkg-query: no packages found matching ").append(n).append('\n');
-            }
-        }
-        host.probe(err.isEmpty() ? 0 : 1, out.toString(), err.toString(),
-                argv(List.of("dpkg-query", "-W", "-f=${Package} ${Status} ${Version}\\n"), names));
     }
 
     /** apt-cache policy: installed and candidate per name (null candidate: unknown to the lists). */
@@ -71,7 +50,7 @@ class PackageModuleTest {
     /** An apt host: the database changes when the planned install or remove is applied. */
     static FakeHost apt(List<String> names, Map<String, String> installed, Map<String, String> candidates) {
         FakeHost host = new FakeHost().fact("pkg_mgr", "apt");
-        dpkg(host, names, installed);
+        AptModuleTest.dpkg(host, names, installed);
         List<String> missing = names.stream().filter(n -> !installed.containsKey(n) || !installed.get(n).equals(candidates.get(n))).toList();
         policy(host, names, installed, candidates);
         policy(host, missing, installed, candidates);
@@ -79,11 +58,11 @@ class PackageModuleTest {
         names.forEach(n -> after.put(n, candidates.getOrDefault(n, "9.9")));
         host.onExec(List.of(argv(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-install-recommends"), missing)),
                 h -> {
-                    dpkg(h, names, after);
+                    AptModuleTest.dpkg(h, names, after);
                     policy(h, names, after, candidates);
                 });
         host.onExec(List.of(argv(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "remove", "-y"),
-                names.stream().filter(installed::containsKey).toList())), h -> dpkg(h, names, Map.of()));
+                names.stream().filter(installed::containsKey).toList())), h -> AptModuleTest.dpkg(h, names, Map.of()));
         return host;
     }
 
@@ -171,20 +150,8 @@ class PackageModuleTest {
                         fails("must be one of: present, absent, latest")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.planned(cases());
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -11,29 +12,24 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class ServiceModuleTest {
+class ServiceModuleTest extends ModuleTableTest<ServiceModule> {
     private static final String PIDFILE = "/run/chronyd-test.pid";
     private static final List<String> STATUS = List.of("start-stop-daemon", "--status", "--pidfile", PIDFILE);
     private static final List<String> START = List.of("start-stop-daemon", "--start", "--background", "--make-pidfile", "--pidfile", PIDFILE,
             "--exec", "/usr/sbin/chronyd", "--", "-d", "-f", "/etc/chrony/chrony.conf");
     private static final List<String> STOP = List.of("start-stop-daemon", "--stop", "--oknodo", "--retry", "TERM/10/KILL/5",
             "--remove-pidfile", "--pidfile", PIDFILE);
-    private final ServiceModule module = new ServiceModule();
-    @TempDir
-    Path controller;
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    ServiceModuleTest() {
+        super(new ServiceModule());
     }
 
     /** A systemd host whose unit starts, stops, enables and disables like the real one. */
@@ -161,21 +157,9 @@ class ServiceModuleTest {
                         fails("is not a service name")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     /** Rows that plan a state change; restarted and reloaded are actions that plan every time. */
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned && !((String) row.get()[0]).startsWith("action:"));
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.plannedStates(cases());
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,25 +13,19 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
-class SysctlModuleTest {
+class SysctlModuleTest extends ModuleTableTest<SysctlModule> {
     private static final String FILE = SysctlModule.DEFAULT_FILE;
     private static final String RMEM = "net.core.rmem_max";
-    private final SysctlModule module = new SysctlModule();
-    @TempDir
-    Path controller;
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    SysctlModuleTest() {
+        super(new SysctlModule());
     }
 
     /** A host whose kernel has the parameter at {@code live} and takes {@code value} when set. */
@@ -104,20 +99,8 @@ class SysctlModuleTest {
                         Args.of("name", RMEM, "value", "1"), fails("cannot read net.core.rmem_max: sysctl -n exited 1: permission denied")));
     }
 
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.planned(cases());
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.provision.modules.spi.Plan;
@@ -12,24 +13,21 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
-import java.nio.file.Path;
+import dev.provision.modules.testing.ModuleTableTest;
+import dev.provision.modules.testing.Table;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-class SystemdModuleTest {
+class SystemdModuleTest extends ModuleTableTest<TaskModule> {
     private static final String FRAGMENT = "/usr/lib/systemd/system/chrony.service";
-    private final TaskModule module = new SystemdModule();
-    @TempDir
-    Path controller;
 
-    private static Arguments row(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, host, args, expect);
+    SystemdModuleTest() {
+        super(new SystemdModule());
     }
 
     /** A systemd host whose unit starts, stops, enables, masks and reloads like the real one. */
@@ -123,26 +121,13 @@ class SystemdModuleTest {
 
     @ParameterizedTest(name = "[{index}] {0}")
     @MethodSource("cases")
-    void plans(String name, FakeHost host, Map<String, Object> args, Expect expect) {
-        Expect.check(module, new FakeContext(host, controller), args, expect);
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("cases")
     void systemdServiceIsTheSameModule(String name, FakeHost host, Map<String, Object> args, Expect expect) {
         Expect.check(new SystemdServiceModule(), new FakeContext(host, controller), args, expect);
     }
 
     /** Rows that plan a state change; actions plan every time, and a dry run's pending file is not on the fake host. */
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned && !((String) row.get()[0]).startsWith("action:")
-                && !((String) row.get()[0]).contains("dry run"));
-    }
-
-    @ParameterizedTest(name = "[{index}] {0}")
-    @MethodSource("plannedCases")
-    void plansNothingOnceThePlanIsApplied(String name, FakeHost host, Map<String, Object> args, Expect expect) throws Exception {
-        Expect.checkIdempotent(module, new FakeContext(host, controller), args, host);
+        return Table.plannedStates(cases()).filter(row -> !Table.name(row).contains("dry run"));
     }
 
     @Test

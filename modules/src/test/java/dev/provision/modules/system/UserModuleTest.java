@@ -3,6 +3,7 @@ package dev.provision.modules.system;
 import static dev.provision.modules.testing.Expect.converged;
 import static dev.provision.modules.testing.Expect.fails;
 import static dev.provision.modules.testing.Expect.planned;
+import static dev.provision.modules.testing.Table.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import dev.provision.modules.testing.Args;
 import dev.provision.modules.testing.Expect;
 import dev.provision.modules.testing.FakeContext;
 import dev.provision.modules.testing.FakeHost;
+import dev.provision.modules.testing.Table;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -197,10 +199,6 @@ class UserModuleTest {
         }
     }
 
-    private static Arguments row(String name, Db accounts, Map<String, Object> args, Expect expect) {
-        return Arguments.of(name, accounts, args, expect);
-    }
-
     static Stream<Arguments> cases() {
         return Stream.of(
                 // present: a new user
@@ -316,7 +314,7 @@ class UserModuleTest {
     }
 
     static Stream<Arguments> plannedCases() {
-        return cases().filter(row -> row.get()[3] instanceof Expect.Planned);
+        return Table.planned(cases());
     }
 
     /** Apply, plan again: nothing left to do (Ansible's second run, changed=false). */

@@ -1,23 +1,23 @@
 package dev.provision.engine.e2e.bringup;
 
-import static dev.provision.engine.e2e.SiteCluster.node;
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.provision.engine.e2e.SiteCluster;
-import dev.provision.engine.e2e.SiteCluster.Result;
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.Provision.Result;
+import dev.provision.engine.e2e.TestCluster;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -33,13 +33,12 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ClusterTest(nodes = ClusterBringupIT.NODES, services = true)
 class ClusterBringupIT {
-    private static final int NODES = 8;
+    static final int NODES = 8;
     private static final String PLAYBOOK = "playbooks/cluster.yml";
     private static final String KNOWN_HOSTS_TASK = "cluster : Every node's host key in /etc/ssh/ssh_known_hosts";
     private static final int NOFILE = 16384;
-    private static final List<String> TOOLS = List.of("flock", "unshare", "nsenter", "ip", "/usr/sbin/sshd", "chronyd", "chronyc",
-            "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3");
 
     /** The controller-side tasks that run for real under --check too ({@code check_mode: false}). */
     private static final Set<String> CONTROLLER_KEY_TASKS = Set.of("cluster : Directory for the cluster key pair (controller)",
@@ -47,29 +46,15 @@ class ClusterBringupIT {
 
     /** What the fresh dry run said each host would change, for the converge that follows. */
     private Map<String, Set<String>> freshForecast;
-    /** Inventory, controller known_hosts, cluster key; made in {@code @BeforeAll}, so not a {@code @TempDir} field. */
-    private SiteCluster.Session session;
-    private Path tmp;
+    /** The cluster with its services; its {@code tmp()} holds the inventory, controller known_hosts, cluster key. */
+    private TestCluster cluster;
     private Path inventory;
     private Path knownHosts;
 
     @BeforeAll
-    void startClusterAndServices() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")),
-                "ClusterBringupIT needs root (namespaces, mounts, services on the bridge); skipped");
-        List<String> missing = TOOLS.stream().filter(t -> !SiteCluster.onPath(t)).toList();
-        assumeTrue(missing.isEmpty(), "ClusterBringupIT skipped: missing " + missing + "; run .ci/install-deps");
-        session = SiteCluster.Session.start("provision-bringup-it", NODES, true);
-        tmp = session.tmp;
-        inventory = session.bringUpInventory();
-        knownHosts = tmp.resolve("controller_known_hosts");
-    }
-
-    @AfterAll
-    void stopEverything() throws Exception {
-        if (session != null) {
-            session.close();
-        }
+    void writeTheInventory() throws Exception {
+        inventory = cluster.bringUpInventory();
+        knownHosts = cluster.tmp().resolve("controller_known_hosts");
     }
 
     /**
@@ -81,15 +66,15 @@ class ClusterBringupIT {
     @Order(0)
     void freshClusterDryRunShowsTheDiffsTheDigestAndTheHandlerAndChangesNothing() throws Exception {
         Map<Integer, String> before = nodeStates();
-        Result check = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
+        Result check = Provision.run(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
         assertEquals(0, check.exitCode(), check.output());
         assertEquals(before, nodeStates(), "--check must change nothing on any node");
-        String digest = SiteCluster.run(Map.of(), List.of("skopeo", "inspect", "--tls-verify=false", "--format", "{{.Digest}}",
-                "docker://10.213.0.1:5000/train:latest"), 2).expectSuccess("skopeo inspect on the controller").output().strip();
+        String digest = TestCluster.command(List.of("skopeo", "inspect", "--tls-verify=false", "--format", "{{.Digest}}",
+                "docker://10.213.0.1:5000/train:latest"), Map.of(), Duration.ofMinutes(2)).expectSuccess("skopeo inspect on the controller").output().strip();
         assertTrue(check.output().contains("+" + digest + "\n"), "the pull's diff names the registry's digest " + digest + ":\n" + check.output());
         assertTrue(check.output().contains("RUNNING HANDLER [cluster : restart chrony]"), check.output());
         assertTrue(check.output().contains("+10.213.0.18 node08\n"), "the diff of /etc/hosts:\n" + check.output());
-        freshForecast = SiteCluster.changedTasks(check.output(), NODES);
+        freshForecast = check.changedTasks(NODES);
         for (int k = 1; k <= NODES; k++) {
             assertTrue(freshForecast.get(node(k)).contains("cluster : restart chrony"), node(k) + ":\n" + check.output());
             // made for real by the dry run (check_mode: false on the controller), so ok in the converge
@@ -100,16 +85,16 @@ class ClusterBringupIT {
     @Test
     @Order(1)
     void freshClusterConvergesOnEveryNode() throws Exception {
-        assertFalse(SiteCluster.inNode(5, "dpkg -s numactl >/dev/null 2>&1").exitCode() == 0,
+        assertFalse(cluster.inNode(5, "dpkg -s numactl >/dev/null 2>&1").exitCode() == 0,
                 "numactl must not be installed on this machine, or the test proves nothing about the apt repository");
         long started = System.nanoTime();
-        Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        Result run = Provision.run(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         System.out.printf("fresh bring-up of %d nodes: %d s%n", NODES, (System.nanoTime() - started) / 1_000_000_000L);
         assertEquals(0, run.exitCode(), run.output());
         for (int k = 1; k <= NODES; k++) {
-            assertTrue(recap(run.output(), node(k), "changed") > 10, run.output());
+            assertTrue(run.recap(node(k), "changed") > 10, run.output());
         }
-        assertEquals(freshForecast, SiteCluster.changedTasks(run.output(), NODES),
+        assertEquals(freshForecast, run.changedTasks(NODES),
                 "the fresh dry run forecast exactly the tasks the converge changed:\n" + run.output());
         assertClusterConverged(List.of(1, 2, 3, 4, 5, 6, 7, 8));
     }
@@ -117,77 +102,77 @@ class ClusterBringupIT {
     @Test
     @Order(2)
     void secondRunChangesNothing() throws Exception {
-        Result check = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", PLAYBOOK);
+        Result check = Provision.run(knownHosts, "-i", inventory.toString(), "--check", PLAYBOOK);
         assertEquals(0, check.exitCode(), check.output());
         for (int k = 1; k <= NODES; k++) {
-            assertEquals(0, recap(check.output(), node(k), "changed"), node(k) + ":\n" + check.output());
+            assertEquals(0, check.recap(node(k), "changed"), node(k) + ":\n" + check.output());
         }
-        Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        Result run = Provision.run(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         assertEquals(0, run.exitCode(), run.output());
         for (int k = 1; k <= NODES; k++) {
-            assertEquals(0, recap(run.output(), node(k), "changed"), node(k) + ":\n" + run.output());
+            assertEquals(0, run.recap(node(k), "changed"), node(k) + ":\n" + run.output());
         }
     }
 
     @Test
     @Order(3)
     void driftOnOneNodeIsShownExactlyByCheckDiffThenRepaired() throws Exception {
-        SiteCluster.inNode(4, """
+        cluster.inNode(4, """
                 sed -i 's/^net.ipv4.tcp_mtu_probing = 1$/net.ipv4.tcp_mtu_probing = 0/' /etc/sysctl.d/90-provision-cluster.conf
                 sed -i '/ provision-cluster$/d' /root/.ssh/authorized_keys
                 umount /data
                 """).expectSuccess("planting drift on node04");
         Map<Integer, String> before = nodeStates();
 
-        Result check = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
+        Result check = Provision.run(knownHosts, "-i", inventory.toString(), "--check", "--diff", PLAYBOOK);
         assertEquals(0, check.exitCode(), check.output());
         assertEquals(before, nodeStates(), "--check must change nothing on any node");
-        Map<String, Set<String>> changed = SiteCluster.changedTasks(check.output(), NODES);
+        Map<String, Set<String>> changed = check.changedTasks(NODES);
         assertEquals(Set.of("cluster : Kernel parameters (drop-in and live value)",
                 "cluster : Cluster key (and admin keys) authorized for the cluster user",
                 "cluster : Shared storage mounted"), changed.get("node04"), check.output());
         for (int k = 1; k <= NODES; k++) {
             if (k != 4) {
-                assertEquals(0, recap(check.output(), node(k), "changed"), node(k) + " must show nothing:\n" + check.output());
+                assertEquals(0, check.recap(node(k), "changed"), node(k) + " must show nothing:\n" + check.output());
             }
         }
         assertTrue(check.output().contains("-net.ipv4.tcp_mtu_probing = 0\n+net.ipv4.tcp_mtu_probing = 1"), check.output());
         assertTrue(Pattern.compile("(?m)^\\+ssh-ed25519 \\S+ provision-cluster$").matcher(check.output()).find(), check.output());
         assertTrue(check.output().contains("-not mounted\n+mounted from root@10.213.0.1:/data"), check.output());
 
-        Result repair = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        Result repair = Provision.run(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         assertEquals(0, repair.exitCode(), repair.output());
-        assertEquals(changed, SiteCluster.changedTasks(repair.output(), NODES), "--check forecast the repair:\n" + repair.output());
-        assertEquals(3, recap(repair.output(), "node04", "changed"), repair.output());
+        assertEquals(changed, repair.changedTasks(NODES), "--check forecast the repair:\n" + repair.output());
+        assertEquals(3, repair.recap("node04", "changed"), repair.output());
         assertClusterConverged(List.of(4));
-        Result again = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PLAYBOOK);
+        Result again = Provision.run(knownHosts, "-i", inventory.toString(), PLAYBOOK);
         for (int k = 1; k <= NODES; k++) {
-            assertEquals(0, recap(again.output(), node(k), "changed"), node(k) + ":\n" + again.output());
+            assertEquals(0, again.recap(node(k), "changed"), node(k) + ":\n" + again.output());
         }
     }
 
     @Test
     @Order(4)
     void replacedNodeIsRestoredByTheOneDocumentedCommand() throws Exception {
-        String knownHostsBefore = SiteCluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
-        SiteCluster.cluster("replace", "3").expectSuccess("provision-testcluster replace 3");
+        String knownHostsBefore = cluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
+        cluster.replace(3);
         // Without --replaced the controller refuses node03's new key and says which command accepts it.
-        Result refused = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--check", PLAYBOOK);
+        Result refused = Provision.run(knownHosts, "-i", inventory.toString(), "--check", PLAYBOOK);
         assertTrue(refused.output().contains("--replaced node03"), refused.output());
 
         long started = System.nanoTime();
-        Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "--replaced", "node03", PLAYBOOK);
+        Result run = Provision.run(knownHosts, "-i", inventory.toString(), "--replaced", "node03", PLAYBOOK);
         System.out.printf("re-converging replaced node03: %d s%n", (System.nanoTime() - started) / 1_000_000_000L);
         assertEquals(0, run.exitCode(), run.output());
-        Map<String, Set<String>> changed = SiteCluster.changedTasks(run.output(), NODES);
+        Map<String, Set<String>> changed = run.changedTasks(NODES);
         assertTrue(changed.get("node03").size() > 10, run.output());
         for (int k = 1; k <= NODES; k++) {
             if (k != 3) {
                 assertEquals(Set.of(KNOWN_HOSTS_TASK), changed.get(node(k)), node(k) + ":\n" + run.output());
-                assertEquals(1, recap(run.output(), node(k), "changed"), run.output());
+                assertEquals(1, run.recap(node(k), "changed"), run.output());
             }
         }
-        String knownHostsAfter = SiteCluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
+        String knownHostsAfter = cluster.inNode(1, "cat /etc/ssh/ssh_known_hosts").expectSuccess("read known hosts").output();
         Set<String> removed = new TreeSet<>(knownHostsBefore.lines().toList());
         removed.removeAll(knownHostsAfter.lines().toList());
         Set<String> added = new TreeSet<>(knownHostsAfter.lines().toList());
@@ -202,7 +187,7 @@ class ClusterBringupIT {
     /** Everything the bring-up promises, checked on {@code nodes} (and SSH from them to every node). */
     private void assertClusterConverged(List<Integer> nodes) throws Exception {
         String marker = "written-on-node" + nodes.getFirst() + "-" + System.nanoTime();
-        SiteCluster.inNode(nodes.getFirst(), "echo " + marker + " > /data/bringup-probe").expectSuccess("write to /data");
+        cluster.inNode(nodes.getFirst(), "echo " + marker + " > /data/bringup-probe").expectSuccess("write to /data");
         StringBuilder allNames = new StringBuilder();
         StringBuilder sshLoop = new StringBuilder();
         for (int k = 1; k <= NODES; k++) {
@@ -213,31 +198,31 @@ class ClusterBringupIT {
                 .append("&& [ \"$h\" = \"$n\" ] && echo \"ssh-ok $n\" || echo \"ssh-FAILED $n\"; done");
         for (int k : nodes) {
             String name = node(k);
-            String names = SiteCluster.inNode(k, "for n in" + allNames + "; do getent hosts $n || echo unresolved $n; done").output();
+            String names = cluster.inNode(k, "for n in" + allNames + "; do getent hosts $n || echo unresolved $n; done").output();
             for (int j = 1; j <= NODES; j++) {
                 assertTrue(names.contains("10.213.0." + (10 + j) + " ") && names.contains(" " + node(j)), name + " resolves:\n" + names);
             }
             assertFalse(names.contains("unresolved") || names.contains("127.0.1.1"), name + ":\n" + names);
 
-            String ssh = SiteCluster.inNode(k, sshLoop.toString()).output();
+            String ssh = cluster.inNode(k, sshLoop.toString()).output();
             for (int j = 1; j <= NODES; j++) {
                 assertTrue(ssh.contains("ssh-ok " + node(j)), name + " -> " + node(j) + " (strict host keys):\n" + ssh);
             }
 
             // unquoted $(...): the tabs sysctl prints become single spaces
-            Result sysctl = SiteCluster.inNode(k, "cat /etc/sysctl.d/90-provision-cluster.conf; echo live:"
+            TestCluster.Result sysctl = cluster.inNode(k, "cat /etc/sysctl.d/90-provision-cluster.conf; echo live:"
                     + " $(sysctl -n net.ipv4.tcp_rmem) / $(sysctl -n net.core.somaxconn) / $(sysctl -n net.ipv4.tcp_mtu_probing)");
             assertTrue(sysctl.output().contains("net.core.rmem_max = 2147483647\n"), name + ":\n" + sysctl.output());
             assertTrue(sysctl.output().contains("net.ipv4.tcp_mtu_probing = 1\n"), name + ":\n" + sysctl.output());
             assertTrue(sysctl.output().contains("live: 4096 87380 2147483647 / 65535 / 1"), name + ":\n" + sysctl.output());
 
             // A new login session: the node's sshd runs pam_limits, which reads limits.d.
-            Result ulimit = SiteCluster.inNode(k, "ssh -o StrictHostKeyChecking=yes -o BatchMode=yes " + name + " 'ulimit -n'");
+            TestCluster.Result ulimit = cluster.inNode(k, "ssh -o StrictHostKeyChecking=yes -o BatchMode=yes " + name + " 'ulimit -n'");
             assertEquals(String.valueOf(NOFILE), ulimit.output().strip(), name + " nofile in a login session");
 
-            assertEquals(0, SiteCluster.inNode(k, "dpkg -s numactl | grep -q '^Status: install ok installed'").exitCode(), name + " numactl");
+            assertEquals(0, cluster.inNode(k, "dpkg -s numactl | grep -q '^Status: install ok installed'").exitCode(), name + " numactl");
 
-            String mounted = SiteCluster.inNode(k, "findmnt -n -o SOURCE,FSTYPE /data; cat /data/bringup-probe").output();
+            String mounted = cluster.inNode(k, "findmnt -n -o SOURCE,FSTYPE /data; cat /data/bringup-probe").output();
             assertTrue(mounted.contains("root@10.213.0.1:/data fuse.sshfs") && mounted.contains(marker), name + " /data:\n" + mounted);
         }
         assertChronySynchronised(nodes);
@@ -247,9 +232,9 @@ class ClusterBringupIT {
     private void assertChronySynchronised(List<Integer> nodes) throws Exception {
         for (int k : nodes) {
             // iburst: a handful of seconds; the server is one hop away on the bridge.
-            Result sources = null;
+            TestCluster.Result sources = null;
             for (int attempt = 0; attempt < 60; attempt++) {
-                sources = SiteCluster.inNode(k, "chronyc -n sources; chronyc -n tracking");
+                sources = cluster.inNode(k, "chronyc -n sources; chronyc -n tracking");
                 if (Pattern.compile("(?m)^\\^\\* 10\\.213\\.0\\.1 ").matcher(sources.output()).find()
                         && sources.output().contains("Reference ID    : 0AD50001 (10.213.0.1)")) {
                     break;
@@ -263,7 +248,7 @@ class ClusterBringupIT {
     private void assertSameImageDigest(List<Integer> nodes) throws Exception {
         Set<String> digests = new LinkedHashSet<>();
         for (int k : nodes) {
-            String digest = SiteCluster.inNode(k, "podman image inspect --format '{{.Digest}}' 10.213.0.1:5000/train:latest")
+            String digest = cluster.inNode(k, "podman image inspect --format '{{.Digest}}' 10.213.0.1:5000/train:latest")
                     .expectSuccess(node(k) + " image inspect").output().strip();
             assertTrue(digest.startsWith("sha256:"), node(k) + ": " + digest);
             digests.add(digest);
@@ -275,7 +260,7 @@ class ClusterBringupIT {
     private Map<Integer, String> nodeStates() throws Exception {
         Map<Integer, String> states = new LinkedHashMap<>();
         for (int k = 1; k <= NODES; k++) {
-            states.put(k, SiteCluster.inNode(k, "cd / && find etc root srv opt var/lib -xdev -newer etc/hostname \\( -type f -o -type d \\) -not -path 'var/lib/chrony*' -not -path 'var/lib/containers/cache*' -not -name '*.lock' -printf '%p %m %u\\n' 2>/dev/null | sort;"
+            states.put(k, cluster.inNode(k, "cd / && find etc root srv opt var/lib -xdev -newer etc/hostname \\( -type f -o -type d \\) -not -path 'var/lib/chrony*' -not -path 'var/lib/containers/cache*' -not -name '*.lock' -printf '%p %m %u\\n' 2>/dev/null | sort;"
                     + " find etc root srv opt var/lib -xdev -newer etc/hostname -type f -not -path 'var/lib/chrony*' -not -path 'var/lib/containers/cache*' -not -name '*.lock' -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum;"
                     + " grep ' /data ' /proc/mounts; sysctl -n net.ipv4.tcp_mtu_probing")
                     .output());
@@ -283,13 +268,5 @@ class ClusterBringupIT {
         return states;
     }
 
-
-    private static int recap(String output, String host, String key) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(host) + "\\s+:.*\\b" + key + "=(\\d+)").matcher(output);
-        if (!m.find()) {
-            throw new AssertionError("no recap line for " + host + " in:\n" + output);
-        }
-        return Integer.parseInt(m.group(1));
-    }
 
 }

@@ -1,23 +1,19 @@
 package dev.provision.engine.e2e.bringup;
 
-import static dev.provision.engine.e2e.SiteCluster.node;
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.provision.engine.e2e.SiteCluster;
-import dev.provision.engine.e2e.SiteCluster.Result;
-import dev.provision.modules.text.ShellWords;
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.Provision.Result;
+import dev.provision.engine.e2e.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -29,41 +25,27 @@ import org.junit.jupiter.api.TestInstance;
  * node04. A plan edited by hand is refused; no secret of the run is in the file.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ClusterTest(nodes = SavedPlanIT.NODES, services = true)
 class SavedPlanIT {
-    private static final int NODES = 8;
+    static final int NODES = 8;
     private static final int DRIFTED = 4;
     private static final String BECOME_PASSWORD = "become-secret-7f3a9";
-    private static final List<String> TOOLS = List.of("flock", "unshare", "nsenter", "ip", "/usr/sbin/sshd", "chronyd", "chronyc",
-            "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3");
 
-    private SiteCluster.Session session;
+    private TestCluster cluster;
     private Path inventory;
     private Path knownHosts;
     private Path plan;
 
     @BeforeAll
-    void startClusterAndServices() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "SavedPlanIT needs root; skipped");
-        List<String> missing = TOOLS.stream().filter(t -> !SiteCluster.onPath(t)).toList();
-        assumeTrue(missing.isEmpty(), "SavedPlanIT skipped: missing " + missing + "; run .ci/install-deps");
-        session = SiteCluster.Session.start("provision-saved-plan-it", NODES, true);
-        inventory = session.bringUpInventory();
-        knownHosts = session.tmp.resolve("controller_known_hosts");
-        plan = session.tmp.resolve("cluster.plan.json");
-    }
-
-    @AfterAll
-    void stopEverything() throws Exception {
-        if (session != null) {
-            session.close();
-        }
+    void writeTheInventory() throws Exception {
+        inventory = cluster.bringUpInventory();
+        knownHosts = cluster.tmp().resolve("controller_known_hosts");
+        plan = cluster.tmp().resolve("cluster.plan.json");
     }
 
     private Result provision(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(SiteCluster.REPO.resolve("provision").toString()));
-        command.addAll(List.of(args));
-        return SiteCluster.run(Map.of("PROVISION_KNOWN_HOSTS", knownHosts.toString(), "PROVISION_BECOME_PASSWORD", BECOME_PASSWORD),
-                command, 10);
+        return Provision.run(Map.of("PROVISION_KNOWN_HOSTS", knownHosts.toString(), "PROVISION_BECOME_PASSWORD", BECOME_PASSWORD),
+                args);
     }
 
     @Test
@@ -72,7 +54,7 @@ class SavedPlanIT {
         assertEquals(0, saved.exitCode(), saved.output());
         assertTrue(saved.output().contains("Saved the plan to " + plan), saved.output());
         String file = Files.readString(plan);
-        String clusterKey = Files.readString(session.tmp.resolve("cluster-key/id_ed25519"));
+        String clusterKey = Files.readString(cluster.tmp().resolve("cluster-key/id_ed25519"));
         String storageKey = Files.readString(Path.of("/run/provision-testcluster-services/storage/client_ed25519"));
         for (String secret : List.of(BECOME_PASSWORD, keyBody(clusterKey), keyBody(storageKey), "PRIVATE KEY")) {
             assertFalse(file.contains(secret), "a secret of the run is in the plan: " + secret.substring(0, Math.min(20, secret.length())));
@@ -82,10 +64,10 @@ class SavedPlanIT {
         assertTrue(shown.output().contains("+10.213.0.18 node08"), "the diffs, as --diff shows them:\n" + shown.output());
 
         String drifted = node(DRIFTED);
-        SiteCluster.inNode(DRIFTED, "echo '10.9.9.9 intruder' >> /etc/hosts").expectSuccess("drift on " + drifted);
-        String untouched = SiteCluster.inNode(DRIFTED, "cat /etc/hosts; ls -la /etc/sysctl.d /root/.ssh 2>&1").output();
+        cluster.inNode(DRIFTED, "echo '10.9.9.9 intruder' >> /etc/hosts").expectSuccess("drift on " + drifted);
+        String untouched = cluster.inNode(DRIFTED, "cat /etc/hosts; ls -la /etc/sysctl.d /root/.ssh 2>&1").output();
 
-        Path tampered = session.tmp.resolve("tampered.plan.json");
+        Path tampered = cluster.tmp().resolve("tampered.plan.json");
         Files.writeString(tampered, file.replace("\"mount\"", "\"mountX\""));
         assertFalse(file.equals(Files.readString(tampered)), "the tamper changed a command");
         Result refusedFile = provision("--apply-plan", tampered.toString());
@@ -98,11 +80,11 @@ class SavedPlanIT {
         assertEquals(1, driftLines.size(), applied.output());
         assertTrue(driftLines.getFirst().startsWith("drifted: [" + drifted + "] => task 'cluster : /etc/hosts lists every cluster node'"),
                 driftLines.getFirst());
-        assertEquals(untouched, SiteCluster.inNode(DRIFTED, "cat /etc/hosts; ls -la /etc/sysctl.d /root/.ssh 2>&1").output(),
+        assertEquals(untouched, cluster.inNode(DRIFTED, "cat /etc/hosts; ls -la /etc/sysctl.d /root/.ssh 2>&1").output(),
                 drifted + " is left untouched");
         Result check = provision("-i", inventory.toString(), "--check", "playbooks/cluster.yml");
         for (int k = 1; k <= NODES; k++) {
-            int changed = recap(check.output(), node(k), "changed");
+            int changed = check.recap(node(k), "changed");
             if (k == DRIFTED) {
                 assertTrue(changed > 10, drifted + " still needs everything:\n" + check.output());
             } else {
@@ -112,37 +94,19 @@ class SavedPlanIT {
 
         String replan = applied.output().lines().dropWhile(l -> !l.startsWith("Refused, changed since the plan")).skip(1)
                 .findFirst().orElseThrow(() -> new AssertionError("no re-plan command:\n" + applied.output())).strip();
-        List<String> words = ShellWords.split(replan);
-        Result replanned = SiteCluster.run(Map.of("PROVISION_KNOWN_HOSTS", knownHosts.toString()), words, 10);
+        Result replanned = Provision.printed(Map.of("PROVISION_KNOWN_HOSTS", knownHosts.toString()), replan);
         assertEquals(0, replanned.exitCode(), replanned.output());
         Result second = provision("--apply-plan", plan.toString());
         assertEquals(0, second.exitCode(), second.output());
-        assertEquals(Set.of(drifted), recapHosts(second.output()), second.output());
+        assertEquals(Set.of(drifted), second.recapHosts(), second.output());
         Result converged = provision("-i", inventory.toString(), "--check", "playbooks/cluster.yml");
         for (int k = 1; k <= NODES; k++) {
-            assertEquals(0, recap(converged.output(), node(k), "changed"), node(k) + ":\n" + converged.output());
+            assertEquals(0, converged.recap(node(k), "changed"), node(k) + ":\n" + converged.output());
         }
     }
 
     /** The base64 body of a private key file: what must never be in the plan. */
     private static String keyBody(String pem) {
         return pem.lines().filter(l -> !l.startsWith("-----")).findFirst().orElseThrow();
-    }
-
-    private static int recap(String output, String host, String key) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(host) + "\\s+:.*\\b" + key + "=(\\d+)").matcher(output);
-        if (!m.find()) {
-            throw new AssertionError("no recap line for " + host + " in:\n" + output);
-        }
-        return Integer.parseInt(m.group(1));
-    }
-
-    private static Set<String> recapHosts(String output) {
-        Set<String> hosts = new java.util.LinkedHashSet<>();
-        Matcher m = Pattern.compile("(?m)^(node\\d\\d)\\s+: ok=").matcher(output.substring(output.lastIndexOf("PLAY RECAP")));
-        while (m.find()) {
-            hosts.add(m.group(1));
-        }
-        return hosts;
     }
 }

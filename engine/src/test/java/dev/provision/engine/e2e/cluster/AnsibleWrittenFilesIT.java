@@ -2,9 +2,11 @@ package dev.provision.engine.e2e.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.provision.engine.e2e.ClusterTest;
 import dev.provision.engine.e2e.Launched;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code sshd_config}: the task fails with sshd's message and the node's file is byte for byte what
  * it was, with no temp file left beside it.
  */
+@ClusterTest(nodes = 2, needs = "ansible-playbook")
 class AnsibleWrittenFilesIT {
     private static final int NODE = 1;
     private static final Pattern ANSIBLE_RECAP = Pattern.compile("(?m)^node01\\s+: ok=(\\d+)\\s+changed=(\\d+)\\s+unreachable=(\\d+)\\s+failed=(\\d+)");
@@ -33,19 +34,6 @@ class AnsibleWrittenFilesIT {
     @TempDir
     static Path tmp;
     private static TestCluster cluster;
-
-    @BeforeAll
-    static void startCluster() throws Exception {
-        assumeTrue(onPath("ansible-playbook"), "ansible-playbook is not installed (apt-get install ansible-core)");
-        cluster = TestCluster.start(2);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     /** The same two edits, as Ansible and as provision take them: a hosts block and an sshd setting. */
     private static String edits(String headAddress, String maxStartups) {
@@ -75,7 +63,7 @@ class AnsibleWrittenFilesIT {
         assertEquals(1, count(hostsByAnsible, "# BEGIN ANSIBLE MANAGED BLOCK"), hostsByAnsible);
 
         Path playbook = Files.writeString(tmp.resolve("takeover.yml"), edits("10.213.0.2", "50:30:200"));
-        ProvisionRun run = ProvisionRun.of("-i", cluster.inventory().toString(),
+        Provision.Result run = Provision.run("-i", cluster.inventory().toString(),
                 "--known-hosts", tmp.resolve("known_hosts").toString(), playbook.toString());
         assertEquals(0, run.exitCode(), run.output());
         assertEquals(2, run.recap("node01", "changed"), run.output());
@@ -92,7 +80,7 @@ class AnsibleWrittenFilesIT {
         String sshd = cluster.exec(NODE, "cat", "/etc/ssh/sshd_config");
         assertEquals(List.of("MaxStartups 50:30:200"), sshd.lines().filter(l -> l.startsWith("MaxStartups")).toList(), sshd);
 
-        ProvisionRun again = ProvisionRun.of("-i", cluster.inventory().toString(),
+        Provision.Result again = Provision.run("-i", cluster.inventory().toString(),
                 "--known-hosts", tmp.resolve("known_hosts").toString(), playbook.toString());
         assertEquals(0, again.recap("node01", "changed"), again.output());
         AnsibleRun back = ansible(edits("10.213.0.2", "50:30:200"));
@@ -113,7 +101,7 @@ class AnsibleWrittenFilesIT {
                         line: 'PermitRootLogin prohibit-pasword'
                         validate: /usr/sbin/sshd -t -f %s
                 """);
-        ProvisionRun run = ProvisionRun.of("-i", cluster.inventory().toString(),
+        Provision.Result run = Provision.run("-i", cluster.inventory().toString(),
                 "--known-hosts", tmp.resolve("known_hosts").toString(), playbook.toString());
 
         assertEquals(2, run.exitCode(), "a failed task is exit 2:\n" + run.output());
@@ -164,14 +152,5 @@ class AnsibleWrittenFilesIT {
             n++;
         }
         return n;
-    }
-
-    private static boolean onPath(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (Files.isExecutable(Path.of(dir, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -1,16 +1,18 @@
 package dev.provision.engine.e2e.cluster;
 
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one connection each, the second run changes nothing. The tests run in order on one cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ClusterTest(nodes = 8)
 class ClusterConvergenceIT {
     static final Path PLAYBOOK = Path.of("src/test/resources/e2e/cluster/site.yml").toAbsolutePath();
     /** Everything the playbook writes is under these; /etc as a whole also proves nothing else moved. */
@@ -32,24 +35,12 @@ class ClusterConvergenceIT {
     static Path tmp;
     private static TestCluster cluster;
 
-    @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = TestCluster.start(8);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    private static ProvisionRun provision(String... extra) throws Exception {
+    private static Provision.Result provision(String... extra) throws Exception {
         List<String> args = new java.util.ArrayList<>(List.of("-i", cluster.inventory().toString(),
                 "--known-hosts", tmp.resolve("known_hosts").toString()));
         args.addAll(List.of(extra));
         args.add(PLAYBOOK.toString());
-        return ProvisionRun.of(args);
+        return Provision.run(args);
     }
 
     @Test
@@ -58,18 +49,18 @@ class ClusterConvergenceIT {
         Map<Integer, String> before = digests();
         Map<Integer, Integer> logins = logins();
 
-        ProvisionRun check = provision("--check", "--diff");
+        Provision.Result check = provision("--check", "--diff");
 
         assertEquals(0, check.exitCode(), check.output());
         for (int k = 1; k <= cluster.size(); k++) {
-            String node = cluster.node(k);
+            String node = node(k);
             assertTrue(check.output().contains("+name = " + node + "\n+hostname = " + node + "\n+address = "
                     + cluster.address(k) + "\n"), "per-host template diff of " + node + " in:\n" + check.output());
             assertTrue(check.output().contains("+node.conf (re)written for " + node), check.output());
             assertTrue(check.recap(node, "changed") >= 8, check.output());
             assertEquals(0, check.recap(node, "unreachable") + check.recap(node, "failed"), check.output());
         }
-        assertTrue(check.output().contains("+" + cluster.address(8) + " " + cluster.node(8) + "\n"),
+        assertTrue(check.output().contains("+" + cluster.address(8) + " " + node(8) + "\n"),
                 "every node's file lists the whole cluster:\n" + check.output());
         assertEquals(before, digests(), "--check must leave every node's files byte-identical");
         assertEquals(plusOne(logins), logins(), "one SSH login per node per run");
@@ -80,12 +71,12 @@ class ClusterConvergenceIT {
     void firstRunConvergesEveryNodeOverOneConnectionEach() throws Exception {
         Map<Integer, Integer> logins = logins();
 
-        ProvisionRun run = provision();
+        Provision.Result run = provision();
 
         assertEquals(0, run.exitCode(), run.output());
         assertEquals(cluster.nodeNames(), List.copyOf(run.recapHosts()), run.output());
         for (int k = 1; k <= cluster.size(); k++) {
-            String node = cluster.node(k);
+            String node = node(k);
             assertTrue(run.recap(node, "changed") >= 8, run.output());
             assertEquals(0, run.recap(node, "failed") + run.recap(node, "unreachable"), run.output());
             assertEquals("# " + node + ": rendered by provision on the controller\nname = " + node + "\nhostname = " + node
@@ -106,7 +97,7 @@ class ClusterConvergenceIT {
         Map<Integer, String> before = digests();
         Map<Integer, Integer> logins = logins();
 
-        ProvisionRun again = provision();
+        Provision.Result again = provision();
 
         assertEquals(0, again.exitCode(), again.output());
         for (String node : cluster.nodeNames()) {

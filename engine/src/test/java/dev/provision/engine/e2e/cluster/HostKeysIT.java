@@ -1,17 +1,19 @@
 package dev.provision.engine.e2e.cluster;
 
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * everyone; a node that refuses our key is unreachable with an authentication message. Every test
  * uses its own known-hosts file.
  */
+@ClusterTest(nodes = 8)
 class HostKeysIT {
     private static final int REBUILT = 5;
 
@@ -28,35 +31,23 @@ class HostKeysIT {
     static Path tmp;
     private static TestCluster cluster;
 
-    @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = TestCluster.start(8);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    private static ProvisionRun provision(Path knownHosts, String... extra) throws Exception {
+    private static Provision.Result provision(Path knownHosts, String... extra) throws Exception {
         return provision(cluster.inventory(), knownHosts, extra);
     }
 
-    private static ProvisionRun provision(Path inventory, Path knownHosts, String... extra) throws Exception {
+    private static Provision.Result provision(Path inventory, Path knownHosts, String... extra) throws Exception {
         List<String> args = new ArrayList<>(List.of("-i", inventory.toString(), "--known-hosts", knownHosts.toString()));
         args.addAll(List.of(extra));
         args.add(ClusterConvergenceIT.PLAYBOOK.toString());
-        return ProvisionRun.of(args);
+        return Provision.run(args);
     }
 
     @Test
     void rebuiltNodeIsRefusedWithBothFingerprintsUntilThePrintedReplacedCommandAcceptsAndConvergesIt() throws Exception {
         Path knownHosts = tmp.resolve("replaced_known_hosts");
-        ProvisionRun first = provision(knownHosts);
+        Provision.Result first = provision(knownHosts);
         assertEquals(0, first.exitCode(), first.output());
-        String node = cluster.node(REBUILT);
+        String node = node(REBUILT);
         String oldFingerprint = cluster.fingerprint(REBUILT, "ed25519");
         List<String> storeBefore = Files.readAllLines(knownHosts);
         assertTrue(storeBefore.stream().anyMatch(l -> l.startsWith(node + "," + cluster.address(REBUILT) + " ssh-ed25519 ")),
@@ -65,7 +56,7 @@ class HostKeysIT {
         cluster.replace(REBUILT);
         String newFingerprint = cluster.fingerprint(REBUILT, "ed25519");
         assertNotEquals(oldFingerprint, newFingerprint);
-        ProvisionRun refused = provision(knownHosts);
+        Provision.Result refused = provision(knownHosts);
 
         assertEquals(3, refused.exitCode(), "unreachable, nothing failed:\n" + refused.output());
         List<String> refusal = refused.linesStartingWith("unreachable: [" + node + "]");
@@ -81,12 +72,12 @@ class HostKeysIT {
         assertEquals(storeBefore, Files.readAllLines(knownHosts), "a refused key is never recorded");
         String accept = refused.lineAfter("accept the new key and converge it with:").orElseThrow(
                 () -> new AssertionError("no accept command in:\n" + refused.output()));
-        assertEquals(ProvisionRun.LAUNCHER + " -i " + cluster.inventory() + " --known-hosts " + knownHosts + " "
+        assertEquals(Provision.LAUNCHER + " -i " + cluster.inventory() + " --known-hosts " + knownHosts + " "
                 + ClusterConvergenceIT.PLAYBOOK + " --replaced " + node, accept);
         assertFalse(refused.output().contains("To retry"), "a plain retry would be refused again; the one hint is the accept command:\n"
                 + refused.output());
 
-        ProvisionRun accepted = ProvisionRun.printed(accept);
+        Provision.Result accepted = Provision.printed(accept);
 
         assertEquals(0, accepted.exitCode(), accepted.output());
         assertEquals(Set.copyOf(cluster.nodeNames()), accepted.recapHosts(), "the whole cluster runs:\n" + accepted.output());
@@ -102,7 +93,7 @@ class HostKeysIT {
         assertEquals(List.of(node + "," + cluster.address(REBUILT) + " " + cluster.hostKey(REBUILT, "ed25519")),
                 storeAfter.stream().filter(l -> mentions(l, node)).toList(), "only the new key is recorded for " + node);
 
-        ProvisionRun everyone = provision(knownHosts);
+        Provision.Result everyone = provision(knownHosts);
         assertEquals(0, everyone.exitCode(), everyone.output());
         for (String each : cluster.nodeNames()) {
             assertEquals(0, everyone.recap(each, "changed"), each + " in:\n" + everyone.output());
@@ -113,11 +104,11 @@ class HostKeysIT {
     void strictHostKeysAgainstAnEmptyStoreRefusesEveryNodeAsNotKnown() throws Exception {
         Path empty = tmp.resolve("empty_known_hosts");
 
-        ProvisionRun strict = provision(empty, "--strict-host-keys");
+        Provision.Result strict = provision(empty, "--strict-host-keys");
 
         assertEquals(3, strict.exitCode(), strict.output());
         for (int k = 1; k <= cluster.size(); k++) {
-            String node = cluster.node(k);
+            String node = node(k);
             assertEquals(List.of("unreachable: [" + node + "] => host key for " + node + " (" + cluster.address(k)
                     + ") is not known and --strict-host-keys refuses unknown hosts; record it with a run without"
                     + " --strict-host-keys, or add it to " + empty), strict.linesStartingWith("unreachable: [" + node + "]"));
@@ -135,11 +126,11 @@ class HostKeysIT {
                 strangerKey.toString()).redirectErrorStream(true).start();
         assertEquals(0, keygen.waitFor(), new String(keygen.getInputStream().readAllBytes()));
         int refusing = 2;
-        String node = cluster.node(refusing);
+        String node = node(refusing);
         Path inventory = tmp.resolve("inventory-stranger-key.yml");
         Files.writeString(inventory, inventoryWithKey(refusing, strangerKey));
 
-        ProvisionRun run = provision(inventory, tmp.resolve("auth_known_hosts"));
+        Provision.Result run = provision(inventory, tmp.resolve("auth_known_hosts"));
 
         assertEquals(3, run.exitCode(), run.output());
         assertEquals(List.of("unreachable: [" + node + "] => ssh: authentication as root to " + cluster.address(refusing)
@@ -150,7 +141,7 @@ class HostKeysIT {
                 assertEquals(0, run.recap(other, "unreachable") + run.recap(other, "failed"), run.output());
             }
         }
-        assertEquals(ProvisionRun.LAUNCHER + " -i " + inventory + " --known-hosts " + tmp.resolve("auth_known_hosts") + " "
+        assertEquals(Provision.LAUNCHER + " -i " + inventory + " --known-hosts " + tmp.resolve("auth_known_hosts") + " "
                 + ClusterConvergenceIT.PLAYBOOK + " --limit " + node, run.lastLine());
     }
 
@@ -158,7 +149,7 @@ class HostKeysIT {
     private static String inventoryWithKey(int k, Path strangerKey) {
         StringBuilder yaml = new StringBuilder("all:\n  children:\n    cluster:\n      hosts:\n");
         for (int i = 1; i <= cluster.size(); i++) {
-            yaml.append("        ").append(cluster.node(i)).append(":\n")
+            yaml.append("        ").append(node(i)).append(":\n")
                     .append("          ansible_host: ").append(cluster.address(i)).append('\n')
                     .append("          ansible_user: root\n")
                     .append("          ansible_ssh_private_key_file: ").append(i == k ? strangerKey : cluster.clientKey()).append('\n');
@@ -167,7 +158,7 @@ class HostKeysIT {
     }
 
     private static List<String> others() {
-        return cluster.nodeNames().stream().filter(n -> !n.equals(cluster.node(REBUILT))).toList();
+        return cluster.nodeNames().stream().filter(n -> !n.equals(node(REBUILT))).toList();
     }
 
     private static List<String> withoutNode(List<String> store, String node) {

@@ -1,8 +1,12 @@
 package dev.provision.engine.e2e.cluster;
 
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.TestCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,8 +18,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * of provision's is left beside it. The end-to-end playbook, killed the same way at a few moments,
  * leaves no temp file behind and converges on the next run.
  */
+@ClusterTest(nodes = 2)
 class InterruptedRunIT {
     private static final int TRIES = 50;
     private static final String TARGET = "/srv/interrupted/big.bin";
@@ -33,18 +36,6 @@ class InterruptedRunIT {
     @TempDir
     static Path tmp;
     private static TestCluster cluster;
-
-    @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = TestCluster.start(2);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aLargeCopyKilledAtRandomMomentsLeavesTheOldOrTheNewContentNeverAPart() throws Exception {
@@ -58,7 +49,7 @@ class InterruptedRunIT {
         cluster.exec(1, "mkdir", "-p", "/srv/interrupted");
 
         long start = System.nanoTime();
-        ProvisionRun first = ProvisionRun.of(args(playbook("b", b)));
+        Provision.Result first = Provision.run(args(playbook("b", b)));
         long fullRunMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertEquals(0, first.exitCode(), first.output());
         assertEquals(hashB, targetHash());
@@ -73,7 +64,7 @@ class InterruptedRunIT {
             Path playbook = playbook("try" + i, writeA ? a : b);
             long delay = (long) (window * (0.1 + random.nextDouble() * 0.9));
             long started = System.nanoTime();
-            Process run = ProvisionRun.start(args(playbook), ProcessBuilder.Redirect.DISCARD);
+            Process run = Provision.start(args(playbook), ProcessBuilder.Redirect.DISCARD);
             if (!run.waitFor(delay, TimeUnit.MILLISECONDS)) {
                 run.destroyForcibly(); // SIGKILL: the launcher execs the JVM, so this is the controller
                 killedMidRun++;
@@ -92,18 +83,18 @@ class InterruptedRunIT {
                 + fullRunMillis + " ms, kill window at the end " + window + " ms)");
         assertTrue(killedMidRun >= TRIES / 2, "most tries really killed a running controller");
 
-        ProvisionRun converge = ProvisionRun.of(args(playbook("final", a)));
+        Provision.Result converge = Provision.run(args(playbook("final", a)));
         assertEquals(0, converge.exitCode(), converge.output());
         assertEquals(hashA, targetHash());
-        ProvisionRun again = ProvisionRun.of(args(playbook("final", a)));
-        assertEquals(0, again.recap(cluster.node(1), "changed"), again.output());
+        Provision.Result again = Provision.run(args(playbook("final", a)));
+        assertEquals(0, again.recap(node(1), "changed"), again.output());
     }
 
     @Test
     void thePlaybookKilledAtSeveralMomentsLeavesNoTempFileAndTheNextRunConverges() throws Exception {
         List<String> site = args(ClusterConvergenceIT.PLAYBOOK);
         for (long delay : new long[] {700, 1200, 1800, 2500, 3500}) {
-            Process run = ProvisionRun.start(site, ProcessBuilder.Redirect.DISCARD);
+            Process run = Provision.start(site, ProcessBuilder.Redirect.DISCARD);
             if (!run.waitFor(delay, TimeUnit.MILLISECONDS)) {
                 run.destroyForcibly();
             }
@@ -112,12 +103,12 @@ class InterruptedRunIT {
             for (int k = 1; k <= cluster.size(); k++) {
                 assertEquals("", cluster.exec(k, "sh", "-c",
                         "find /etc /srv /tmp /root -xdev -name '.provision-*' 2>/dev/null || :"),
-                        "no temp file of provision's on " + cluster.node(k) + " after a kill at " + delay + " ms");
+                        "no temp file of provision's on " + node(k) + " after a kill at " + delay + " ms");
             }
         }
-        ProvisionRun converge = ProvisionRun.of(site);
+        Provision.Result converge = Provision.run(site);
         assertEquals(0, converge.exitCode(), converge.output());
-        ProvisionRun again = ProvisionRun.of(site);
+        Provision.Result again = Provision.run(site);
         assertEquals(0, again.exitCode(), again.output());
         for (String node : cluster.nodeNames()) {
             assertEquals(0, again.recap(node, "changed"), again.output());

@@ -1,17 +1,19 @@
 package dev.provision.engine.e2e.cluster;
 
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,24 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  * open and nothing answers), are {@code unreachable}, never {@code failed}; the others converge; the
  * run ends within its keepalive bound; the printed retry heals the killed ones.
  */
+@ClusterTest(nodes = 8)
 class NodeFaultsIT {
     private static final Path PLAYBOOK = Path.of("src/test/resources/e2e/faults/converge.yml").toAbsolutePath();
 
     @TempDir
     static Path tmp;
     private static TestCluster cluster;
-
-    @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = TestCluster.start(8);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     private static List<String> args(String... extra) {
         List<String> args = new ArrayList<>(List.of("-i", cluster.inventory().toString(),
@@ -50,7 +41,7 @@ class NodeFaultsIT {
 
     /** Sends {@code signal} to every process in node K's network namespace whose command is {@code comm} (all when empty). */
     private static void signalNode(int k, String signal, String comm) throws Exception {
-        String ns = "pvtc-" + cluster.node(k);
+        String ns = "pvtc-" + node(k);
         String filter = comm.isEmpty() ? "cat" : "xargs -r ps -o pid=,comm= -p | awk '$2==\"" + comm + "\"{print $1}'";
         ProcessBuilder pb = new ProcessBuilder("sh", "-c", "ip netns pids " + ns + " | " + filter + " | xargs -r kill -" + signal)
                 .redirectErrorStream(true);
@@ -62,7 +53,7 @@ class NodeFaultsIT {
     @Test
     void sshdKilledOnTwoNodesMidRunMakesThemUnreachableTheOthersConvergeAndTheRetryHealsThem() throws Exception {
         Path log = tmp.resolve("killed.log");
-        Process run = ProvisionRun.start(args(), ProcessBuilder.Redirect.to(log.toFile()));
+        Process run = Provision.start(args(), ProcessBuilder.Redirect.to(log.toFile()));
         waitForOutput(log, "TASK [The pause in which nodes fail]");
         Thread.sleep(1000);
         signalNode(3, "KILL", "sshd");
@@ -74,9 +65,9 @@ class NodeFaultsIT {
         assertEquals(3, run.exitValue(), "exit 3: unreachable hosts, none failed\n" + output);
         assertFalse(output.contains("failed: ["), output);
         assertFalse(output.contains("\tat ") || output.contains("Exception"), output);
-        ProvisionRun recap = new ProvisionRun(args(), run.exitValue(), output);
+        Provision.Result recap = new Provision.Result(args(), run.exitValue(), output);
         for (int k = 1; k <= 8; k++) {
-            String node = cluster.node(k);
+            String node = node(k);
             boolean broken = k == 3 || k == 6;
             assertEquals(broken ? 1 : 0, recap.recap(node, "unreachable"), node + ":\n" + output);
             assertEquals(0, recap.recap(node, "failed"), node + ":\n" + output);
@@ -88,7 +79,7 @@ class NodeFaultsIT {
 
         cluster.sshdStart(3);
         cluster.sshdStart(6);
-        ProvisionRun healed = ProvisionRun.printed(recap.lastLine());
+        Provision.Result healed = Provision.printed(recap.lastLine());
         assertEquals(0, healed.exitCode(), healed.output());
         assertEquals(Set.of("node03", "node06"), healed.recapHosts(), healed.output());
         assertEquals("after node03\n", cluster.exec(3, "cat", "/srv/faults/after"));
@@ -99,7 +90,7 @@ class NodeFaultsIT {
     void aStoppedNodeIsUnreachableWithinTheKeepaliveBoundAndTheOthersConverge() throws Exception {
         Path log = tmp.resolve("stopped.log");
         cluster.exec(1, "rm", "-rf", "/srv/faults");
-        Process run = ProvisionRun.start(args("-e", "pause=6", "--limit", "node01,node02,node05"), ProcessBuilder.Redirect.to(log.toFile()));
+        Process run = Provision.start(args("-e", "pause=6", "--limit", "node01,node02,node05"), ProcessBuilder.Redirect.to(log.toFile()));
         waitForOutput(log, "TASK [The pause in which nodes fail]");
         long stopped = System.nanoTime();
         signalNode(5, "STOP", "");
@@ -112,7 +103,7 @@ class NodeFaultsIT {
         String output = Files.readString(log);
         System.out.println(output + "\n(run ended " + seconds + " s after node05 was stopped)");
         assertEquals(3, run.exitValue(), output);
-        ProvisionRun recap = new ProvisionRun(List.of(), run.exitValue(), output);
+        Provision.Result recap = new Provision.Result(List.of(), run.exitValue(), output);
         assertEquals(1, recap.recap("node05", "unreachable"), output);
         for (String node : List.of("node01", "node02")) {
             assertEquals(0, recap.recap(node, "unreachable") + recap.recap(node, "failed"), output);

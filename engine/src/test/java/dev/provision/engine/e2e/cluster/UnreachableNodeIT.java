@@ -1,14 +1,16 @@
 package dev.provision.engine.e2e.cluster;
 
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.TestCluster;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * converge, exit code 3, and the recap ends with the command that retries that node alone, which
  * converges it once its sshd is back.
  */
+@ClusterTest(nodes = 8)
 class UnreachableNodeIT {
     private static final int DOWN = 3;
 
@@ -24,24 +27,12 @@ class UnreachableNodeIT {
     static Path tmp;
     private static TestCluster cluster;
 
-    @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = TestCluster.start(8);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
     @Test
     void nodeWithSshdDownIsUnreachableTheOthersConvergeAndThePrintedRetryConvergesItAloneOnceHealed() throws Exception {
-        String node = cluster.node(DOWN);
+        String node = node(DOWN);
         cluster.sshdStop(DOWN);
 
-        ProvisionRun run = ProvisionRun.of("-i", cluster.inventory().toString(),
+        Provision.Result run = Provision.run("-i", cluster.inventory().toString(),
                 "--known-hosts", tmp.resolve("known_hosts").toString(), ClusterConvergenceIT.PLAYBOOK.toString());
 
         assertEquals(3, run.exitCode(), "exit 3: a host was unreachable, none failed\n" + run.output());
@@ -59,11 +50,11 @@ class UnreachableNodeIT {
             }
         }
         String retry = run.lastLine();
-        assertEquals(ProvisionRun.LAUNCHER + " -i " + cluster.inventory() + " --known-hosts " + tmp.resolve("known_hosts") + " "
+        assertEquals(Provision.LAUNCHER + " -i " + cluster.inventory() + " --known-hosts " + tmp.resolve("known_hosts") + " "
                 + ClusterConvergenceIT.PLAYBOOK + " --limit " + node, retry, "the recap ends with the retry command");
 
         cluster.sshdStart(DOWN);
-        ProvisionRun healed = ProvisionRun.printed(retry);
+        Provision.Result healed = Provision.printed(retry);
 
         assertEquals(0, healed.exitCode(), healed.output());
         assertEquals(Set.of(node), healed.recapHosts(), "only the healed node runs:\n" + healed.output());

@@ -1,15 +1,16 @@
 package dev.provision.engine.e2e.preflight;
 
-import static dev.provision.engine.e2e.SiteCluster.node;
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.provision.engine.e2e.SiteCluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.provision.engine.e2e.SiteCluster.Result;
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.Provision.Result;
+import dev.provision.engine.e2e.TestCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -39,8 +39,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ClusterTest(nodes = PreflightIT.NODES, services = true, needs = {"runuser", "tar"})
 class PreflightIT {
-    private static final int NODES = 8;
+    static final int NODES = 8;
     private static final String PREFLIGHT = "playbooks/preflight.yml";
     private static final String TRAIN_IMAGE = "10.213.0.1:5000/train:latest";
     /** What the bring-up test inventory sets (bringup/gpu.yml: limits_items); this machine's hard maximum is 20000. */
@@ -48,35 +49,21 @@ class PreflightIT {
     private static final int MEMLOCK_KIB = 8192;
     private static final String MARKER_TASK = "Shared storage mounted and writable (writes a marker)";
     private static final String READY_TASK = "Ready to train";
-    private static final List<String> TOOLS = List.of("flock", "unshare", "nsenter", "ip", "/usr/sbin/sshd", "chronyd", "chronyc",
-            "sshfs", "podman", "skopeo", "docker-registry", "busybox", "dpkg-scanpackages", "python3", "runuser", "tar");
 
-    /** Inventory, controller known_hosts, cluster key, JSON reports; made in {@code @BeforeAll}. */
-    private SiteCluster.Session session;
+    /** The cluster with its services; its {@code tmp()} holds the inventory, controller known_hosts, cluster key, JSON reports. */
+    private TestCluster cluster;
     private Path tmp;
     private Path inventory;
     private Path knownHosts;
 
     @BeforeAll
     void bringUpTheCluster() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")),
-                "PreflightIT needs root (namespaces, mounts, services on the bridge); skipped");
-        List<String> missing = TOOLS.stream().filter(t -> !SiteCluster.onPath(t)).toList();
-        assumeTrue(missing.isEmpty(), "PreflightIT skipped: missing " + missing + "; run .ci/install-deps");
-        session = SiteCluster.Session.start("provision-preflight-it", NODES, true);
-        tmp = session.tmp;
-        inventory = session.bringUpInventory();
+        tmp = cluster.tmp();
+        inventory = cluster.bringUpInventory();
         knownHosts = tmp.resolve("controller_known_hosts");
-        Result bringUp = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "playbooks/cluster.yml");
+        Result bringUp = Provision.run(knownHosts, "-i", inventory.toString(), "playbooks/cluster.yml");
         assertEquals(0, bringUp.exitCode(), "cluster.yml must converge before pre-flight means anything:\n" + bringUp.output());
         waitForChronySync();
-    }
-
-    @AfterAll
-    void stopEverything() throws Exception {
-        if (session != null) {
-            session.close();
-        }
     }
 
     @Test
@@ -122,13 +109,13 @@ class PreflightIT {
         Result run = preflight(tmp.resolve("check.json"), "--check");
         assertEquals(0, run.exitCode(), run.output());
         assertEquals(before, nodeStates(), "--check must change nothing on any node");
-        Map<String, Set<String>> changed = SiteCluster.changedTasks(run.output(), NODES);
+        Map<String, Set<String>> changed = run.changedTasks(NODES);
         for (int k = 1; k <= NODES; k++) {
             assertEquals(Set.of(MARKER_TASK), changed.get(node(k)), node(k) + ":\n" + run.output());
         }
         Result real = preflight(tmp.resolve("after-check.json"));
         assertEquals(0, real.exitCode(), real.output());
-        assertEquals(changed, SiteCluster.changedTasks(real.output(), NODES), "--check forecasts exactly what the run does:\n" + real.output());
+        assertEquals(changed, real.changedTasks(NODES), "--check forecasts exactly what the run does:\n" + real.output());
     }
 
     @Test
@@ -189,15 +176,15 @@ class PreflightIT {
     @Order(4)
     void aNearlyFullCheckpointPathAndAMissingNumactlAreNamedOnTheirNodes() throws Exception {
         for (int k = 1; k <= NODES; k++) {
-            SiteCluster.inNode(k, "mkdir -p /srv/ckpt").expectSuccess(node(k) + ": checkpoint directory");
+            cluster.inNode(k, "mkdir -p /srv/ckpt").expectSuccess(node(k) + ": checkpoint directory");
         }
-        SiteCluster.inNode(7, "set -e; mount -t tmpfs -o size=8m ckpt /srv/ckpt; head -c 8200000 /dev/zero > /srv/ckpt/old-checkpoint")
+        cluster.inNode(7, "set -e; mount -t tmpfs -o size=8m ckpt /srv/ckpt; head -c 8200000 /dev/zero > /srv/ckpt/old-checkpoint")
                 .expectSuccess("node07: a nearly full checkpoint path");
-        SiteCluster.inNode(8, "dpkg -r numactl >/dev/null 2>&1; ! command -v numactl").expectSuccess("node08: no numactl");
+        cluster.inNode(8, "dpkg -r numactl >/dev/null 2>&1; ! command -v numactl").expectSuccess("node08: no numactl");
         Path json = tmp.resolve("new-checks.json");
         Path html = tmp.resolve("new-checks.html");
         try {
-            Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), PREFLIGHT,
+            Result run = Provision.run(knownHosts, "-i", inventory.toString(), PREFLIGHT,
                     "-e", "preflight_checks=checkpoint_storage,toolchain", "-e", "checkpoint_path=/srv/ckpt",
                     "-e", "write_test_size=1M", "--json", json.toString(), "--report", html.toString());
             System.out.println("=== pre-flight, checkpoint storage and toolchain (exit " + run.exitCode() + ")\n" + run.output());
@@ -211,25 +198,25 @@ class PreflightIT {
             String page = Files.readString(html);
             assertTrue(page.contains("node07") && page.contains("node08") && page.contains("checkpoint.free"), "the report names both");
         } finally {
-            SiteCluster.inNode(7, "umount /srv/ckpt || :");
-            SiteCluster.inNode(8, "apt-get install -y -qq --no-install-recommends numactl >/dev/null 2>&1 || :");
+            cluster.inNode(7, "umount /srv/ckpt || :");
+            cluster.inNode(8, "apt-get install -y -qq --no-install-recommends numactl >/dev/null 2>&1 || :");
         }
     }
 
     /** Each fault as a sysadmin could cause it, through the node's own tools (no SSH involved). */
     private void plantFaults() throws Exception {
         // Another build under the training image's name: a one-file rootfs imported and tagged.
-        SiteCluster.inNode(2, "set -e; d=$(mktemp -d); echo 'not the training image' > $d/README; "
+        cluster.inNode(2, "set -e; d=$(mktemp -d); echo 'not the training image' > $d/README; "
                 + "tar -C $d -cf $d.tar README; podman import --quiet $d.tar " + TRAIN_IMAGE + " >/dev/null")
                 .expectSuccess("node02: another image as " + TRAIN_IMAGE);
-        SiteCluster.inNode(3, "umount /data").expectSuccess("node03: umount /data");
+        cluster.inNode(3, "umount /data").expectSuccess("node03: umount /data");
         // The cluster key no longer opens node04; the controller's own key (the test cluster's client key) still does.
-        SiteCluster.inNode(4, "set -e; grep -q ' provision-cluster$' /root/.ssh/authorized_keys; "
+        cluster.inNode(4, "set -e; grep -q ' provision-cluster$' /root/.ssh/authorized_keys; "
                 + "sed -i '/ provision-cluster$/d' /root/.ssh/authorized_keys").expectSuccess("node04: drop the cluster key");
-        SiteCluster.inNode(5, "set -e; f=/etc/security/limits.d/90-provision-cluster.conf; grep -q ' nofile ' $f; "
+        cluster.inNode(5, "set -e; f=/etc/security/limits.d/90-provision-cluster.conf; grep -q ' nofile ' $f; "
                 + "sed -i -E 's/^(.*[[:space:]]nofile[[:space:]]+)[0-9]+/\\11024/' $f; ! grep -q " + NOFILE + " $f")
                 .expectSuccess("node05: nofile 1024 in limits.d");
-        SiteCluster.inNode(6, "/etc/init.d/chrony stop; ! chronyc -n tracking >/dev/null 2>&1")
+        cluster.inNode(6, "/etc/init.d/chrony stop; ! chronyc -n tracking >/dev/null 2>&1")
                 .expectSuccess("node06: stop chronyd");
     }
 
@@ -240,15 +227,15 @@ class PreflightIT {
                 "-e", "min_nofile=" + NOFILE, "-e", "min_memlock=" + MEMLOCK_KIB,
                 "--json", json.toString()));
         args.addAll(List.of(more));
-        return SiteCluster.provision(knownHosts, args.toArray(String[]::new));
+        return Provision.run(knownHosts, args.toArray(String[]::new));
     }
 
     /** chrony's first sync takes a few seconds (iburst, one hop); the clock check rightly fails before it. */
     private void waitForChronySync() throws Exception {
         for (int k = 1; k <= NODES; k++) {
-            Result tracking = null;
+            TestCluster.Result tracking = null;
             for (int attempt = 0; attempt < 60; attempt++) {
-                tracking = SiteCluster.inNode(k, "chronyc -n tracking");
+                tracking = cluster.inNode(k, "chronyc -n tracking");
                 if (tracking.output().contains("Reference ID    : 0AD50001 (10.213.0.1)")
                         && tracking.output().contains("Leap status     : Normal")) {
                     break;
@@ -260,7 +247,7 @@ class PreflightIT {
     }
 
     private String digest(int k) throws Exception {
-        return SiteCluster.inNode(k, "podman image inspect --format '{{.Digest}}' " + TRAIN_IMAGE)
+        return cluster.inNode(k, "podman image inspect --format '{{.Digest}}' " + TRAIN_IMAGE)
                 .expectSuccess(node(k) + " image inspect").output().strip();
     }
 
@@ -271,7 +258,7 @@ class PreflightIT {
     private Map<Integer, String> nodeStates() throws Exception {
         Map<Integer, String> states = new LinkedHashMap<>();
         for (int k = 1; k <= NODES; k++) {
-            states.put(k, SiteCluster.inNode(k, "cd / && find etc root var/lib/containers -xdev -newer etc/hostname ! -name '*.lock'"
+            states.put(k, cluster.inNode(k, "cd / && find etc root var/lib/containers -xdev -newer etc/hostname ! -name '*.lock'"
                     + " \\( -type f -o -type d \\) -printf '%p %m %u %s %T@\\n' 2>/dev/null | sort;"
                     + " grep ' /data ' /proc/mounts; chronyc -n tracking | grep '^Reference ID';"
                     + " podman images --format '{{.ID}} {{.Digest}} {{.Names}}'").output());

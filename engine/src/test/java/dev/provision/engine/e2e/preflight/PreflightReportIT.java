@@ -1,12 +1,13 @@
 package dev.provision.engine.e2e.preflight;
 
-import static dev.provision.engine.e2e.SiteCluster.node;
+import static dev.provision.engine.e2e.TestCluster.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.provision.engine.e2e.SiteCluster;
-import dev.provision.engine.e2e.SiteCluster.Result;
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.Provision.Result;
+import dev.provision.engine.e2e.TestCluster;
 import dev.provision.engine.report.HeadlessChromium;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
@@ -18,10 +19,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * The readiness report of a 64-node test-cluster run, with faults planted as a sysadmin meets them:
@@ -33,8 +34,10 @@ import org.junit.jupiter.api.TestInstance;
  * {@code target/preflight-64.png}, with the page as {@code target/preflight-64.html}) shows the red.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@EnabledIf(value = "hasBlkio", disabledReason = "PreflightReportIT needs the cgroup v1 blkio controller for its slow disk; skipped")
+@ClusterTest(nodes = PreflightReportIT.NODES, services = true)
 class PreflightReportIT {
-    private static final int NODES = 64;
+    static final int NODES = 64;
     private static final int FULL = 7;
     private static final int SLOW = 12;
     private static final int NO_NUMACTL = 20;
@@ -46,47 +49,41 @@ class PreflightReportIT {
     private static final Pattern NODE_NAME = Pattern.compile(">(node\\d{2})<");
     private static final Pattern CELL = Pattern.compile("<td class=\"c (v-[a-z]+)[^\"]*\"");
 
-    private SiteCluster.Session session;
+    private TestCluster cluster;
     private Path inventory;
     private Path knownHosts;
 
-    @BeforeAll
-    void bringUpTheNodes() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "PreflightReportIT needs root; skipped");
-        assumeTrue(Files.isWritable(Path.of("/sys/fs/cgroup/blkio/cgroup.procs")),
-                "PreflightReportIT needs the cgroup v1 blkio controller for its slow disk; skipped");
-        session = SiteCluster.Session.start("provision-preflight-report-it", NODES, true);
-        inventory = session.bringUpInventory();
-        knownHosts = session.tmp.resolve("controller_known_hosts");
-        // what pre-flight expects of a node that cluster.yml set up: numactl from the packages, the limits drop-in
-        Result prepared = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "playbooks/cluster.yml",
-                "--tags", "packages,limits");
-        assertEquals(0, prepared.exitCode(), prepared.output());
+    /** Checked before the 64 nodes start, not after. */
+    static boolean hasBlkio() {
+        return Files.isWritable(Path.of("/sys/fs/cgroup/blkio/cgroup.procs"));
     }
 
-    @AfterAll
-    void stopEverything() throws Exception {
-        if (session != null) {
-            session.close();
-        }
+    @BeforeAll
+    void bringUpTheNodes() throws Exception {
+        inventory = cluster.bringUpInventory();
+        knownHosts = cluster.tmp().resolve("controller_known_hosts");
+        // what pre-flight expects of a node that cluster.yml set up: numactl from the packages, the limits drop-in
+        Result prepared = Provision.run(knownHosts, "-i", inventory.toString(), "playbooks/cluster.yml",
+                "--tags", "packages,limits");
+        assertEquals(0, prepared.exitCode(), prepared.output());
     }
 
     @Test
     void plantedFaultsAreNamedOnTheirNodesAndTheReportShowsThemRedInABrowser() throws Exception {
         for (int k = 1; k <= NODES; k++) {
-            SiteCluster.inNode(k, "mkdir -p /srv/ckpt").expectSuccess(node(k) + ": checkpoint directory");
+            cluster.inNode(k, "mkdir -p /srv/ckpt").expectSuccess(node(k) + ": checkpoint directory");
         }
-        SiteCluster.inNode(FULL, "set -e; mount -t tmpfs -o size=8m ckpt /srv/ckpt; head -c 8000000 /dev/zero > /srv/ckpt/old-checkpoint")
+        cluster.inNode(FULL, "set -e; mount -t tmpfs -o size=8m ckpt /srv/ckpt; head -c 8000000 /dev/zero > /srv/ckpt/old-checkpoint")
                 .expectSuccess(node(FULL) + ": a nearly full checkpoint path");
-        SiteCluster.cluster("slow-disk", String.valueOf(SLOW), "/srv/ckpt", "524288").expectSuccess(node(SLOW) + ": a slow disk");
-        SiteCluster.inNode(NO_NUMACTL, "dpkg -r numactl >/dev/null 2>&1; ! command -v numactl").expectSuccess(node(NO_NUMACTL) + ": no numactl");
-        SiteCluster.inNode(LOW_NOFILE, "set -e; f=/etc/security/limits.d/90-provision-cluster.conf; "
+        cluster.slowDisk(SLOW, "/srv/ckpt", 524288);
+        cluster.inNode(NO_NUMACTL, "dpkg -r numactl >/dev/null 2>&1; ! command -v numactl").expectSuccess(node(NO_NUMACTL) + ": no numactl");
+        cluster.inNode(LOW_NOFILE, "set -e; f=/etc/security/limits.d/90-provision-cluster.conf; "
                 + "sed -i -E 's/^(.*[[:space:]]nofile[[:space:]]+)[0-9]+/\\11024/' $f; ! grep -q " + NOFILE + " $f")
                 .expectSuccess(node(LOW_NOFILE) + ": nofile 1024");
 
-        Path json = session.tmp.resolve("preflight-64.json");
+        Path json = cluster.tmp().resolve("preflight-64.json");
         Path html = TARGET.resolve("preflight-64.html");
-        Result run = SiteCluster.provision(knownHosts, "-i", inventory.toString(), "playbooks/preflight.yml",
+        Result run = Provision.run(knownHosts, "-i", inventory.toString(), "playbooks/preflight.yml",
                 "-e", "preflight_checks=checkpoint_storage,toolchain,limits", "-e", "checkpoint_path=/srv/ckpt",
                 "-e", "write_test_size=4M", "-e", "min_write_mbps=2",
                 "-e", "min_nofile=" + NOFILE, "-e", "min_memlock=" + MEMLOCK_KIB,

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Semaphore;
 import java.util.stream.Collectors;
 import net.schmizz.keepalive.KeepAliveProvider;
 import net.schmizz.sshj.DefaultConfig;
@@ -42,6 +43,13 @@ import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
  * {@value #KEEP_ALIVE_MISSED} missed replies (its commands then fail as unreachable). Every failure to connect, verify or authenticate is an {@link UnreachableException} with
  * one line, e.g. {@code ssh: connect to 10.1.0.5:22: connection refused}.
  *
+ * <p>Handshakes are paced: at most {@link #handshakeLimit()} connections are between TCP connect and
+ * authenticated at once (default {@value #MIN_HANDSHAKES} or 4 per core, whichever is more;
+ * {@code PROVISION_SSH_HANDSHAKES} sets it). A thousand hosts opened at once would otherwise
+ * share the controller's CPU a thousand ways, each key exchange slowing all the others until the
+ * slowest ran past the transport's timeout, and an sshd that several hosts share (a NAT, ports on
+ * one address) drops connections beyond its {@code MaxStartups} (10 unauthenticated by default).
+ *
  * <p>Thread-safe: the executor opens hosts in parallel. {@link #close()} disconnects the shared jump
  * hosts; the connections it opened are the caller's to close.
  */
@@ -51,6 +59,8 @@ public final class SshConnectionFactory implements ConnectionFactory {
     static final int KEEP_ALIVE_SECONDS = 15;
     static final int KEEP_ALIVE_MISSED = 3;
     private static final List<String> DEFAULT_KEYS = List.of("id_ed25519", "id_ecdsa", "id_rsa");
+    /** The fewest handshakes in flight by default: sshd's default MaxStartups begins dropping above 10. */
+    static final int MIN_HANDSHAKES = 8;
 
     /**
      * What the command line decides for all hosts.
@@ -94,10 +104,22 @@ public final class SshConnectionFactory implements ConnectionFactory {
     private final DefaultConfig config;
     private final ConcurrentMap<Path, KeyProvider> loadedKeys = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, JumpHost> jumpHosts = new ConcurrentHashMap<>();
+    private final int handshakeLimit;
+    private final Semaphore handshakes;
 
     public SshConnectionFactory(KnownHostsStore knownHosts, Settings settings) {
+        this(knownHosts, settings, defaultHandshakeLimit());
+    }
+
+    /** @param handshakeLimit how many connections may be connecting or authenticating at once */
+    public SshConnectionFactory(KnownHostsStore knownHosts, Settings settings, int handshakeLimit) {
         this.knownHosts = requireNonNull(knownHosts, "knownHosts cannot be null");
         this.settings = requireNonNull(settings, "settings cannot be null");
+        if (handshakeLimit < 1) {
+            throw new IllegalArgumentException("handshakeLimit must be at least 1");
+        }
+        this.handshakeLimit = handshakeLimit;
+        this.handshakes = new Semaphore(handshakeLimit, true);
         // One configuration (its algorithm lists are costly to build) shared, read-only, by every client.
         this.config = new DefaultConfig();
         config.setKeepAliveProvider(KeepAliveProvider.KEEP_ALIVE);
@@ -127,6 +149,20 @@ public final class SshConnectionFactory implements ConnectionFactory {
         }
     }
 
+    /** {@code PROVISION_SSH_HANDSHAKES} when it is a positive number, else the larger of 8 and 4 per core. */
+    static int defaultHandshakeLimit() {
+        String configured = System.getenv("PROVISION_SSH_HANDSHAKES");
+        if (configured != null && configured.strip().matches("[1-9][0-9]{0,5}")) {
+            return Integer.parseInt(configured.strip());
+        }
+        return Math.max(MIN_HANDSHAKES, 4 * Runtime.getRuntime().availableProcessors());
+    }
+
+    /** How many connections may be between TCP connect and authenticated at once. */
+    public int handshakeLimit() {
+        return handshakeLimit;
+    }
+
     /** The store every host key is checked against. */
     public KnownHostsStore knownHosts() {
         return knownHosts;
@@ -152,6 +188,16 @@ public final class SshConnectionFactory implements ConnectionFactory {
         HostKeyCheck check = new HostKeyCheck(knownHosts, host.hostName(), host.address(), host.port());
         SSHClient client = newClient(check);
         String destination = host.destination();
+        handshakes.acquireUninterruptibly();
+        try {
+            return handshake(host, client, check, keyFiles, keys, destination);
+        } finally {
+            handshakes.release();
+        }
+    }
+
+    private SshConnection handshake(HostSettings host, SSHClient client, HostKeyCheck check, List<Path> keyFiles,
+                                    List<UsableKey> keys, String destination) throws UnreachableException {
         try {
             if (host.jump().isPresent()) {
                 HostSettings.Jump jump = host.jump().get();

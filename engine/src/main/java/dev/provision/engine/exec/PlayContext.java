@@ -28,6 +28,12 @@ final class PlayContext {
     private final Map<String, Object> hostKeys;
     private volatile List<String> playHosts;
     private final FactCache factCache;
+    /**
+     * Facts of hosts outside this run, from the cache of an earlier run: read once per host, not at
+     * every {@code hostvars} lookup (a thousand hosts each reading every other's would be a million
+     * file reads and JSON parses per task).
+     */
+    private final Map<String, Map<String, Object>> cachedFacts = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.function.BiFunction<String, Map<String, Object>, List<String>> keysOf;
 
     /**
@@ -229,7 +235,7 @@ final class PlayContext {
                 if (h != null) {
                     m.putAll(h.runtimeVars());
                 }
-                m.put("facts", factCache.load(host.name()));
+                m.put("facts", cachedFacts.computeIfAbsent(host.name(), factCache::load));
                 return (Object) m;
             }).orElse(null);
         }

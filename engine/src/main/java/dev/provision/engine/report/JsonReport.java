@@ -1,7 +1,7 @@
 package dev.provision.engine.report;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Diff;
 import java.io.IOException;
@@ -15,46 +15,128 @@ import java.util.Map;
 
 /**
  * {@code --json FILE}: per play, per task, per host: status, changes (with diffs), message, duration;
- * then the per-host stats. {@code no_log} results and sensitive diffs are redacted. Written at the end
- * of the run, atomically (temp file and rename).
+ * then the per-host stats. {@code no_log} results and sensitive diffs are redacted. Streamed: each
+ * result goes to a temp file beside FILE as it arrives (a thousand hosts' diffs of /etc/hosts would
+ * otherwise stay in memory until the end), and the temp file becomes FILE at the end of the run
+ * (rename), so FILE is only ever a whole report.
  */
 public final class JsonReport implements RunListener {
     private static final String REDACTED = "<redacted: no_log>";
+    private static final ObjectMapper MAPPER = new ObjectMapper();
     private final Path file;
-    private final List<Map<String, Object>> plays = new ArrayList<>();
-    private List<Map<String, Object>> tasks = new ArrayList<>();
-    private List<Map<String, Object>> results = new ArrayList<>();
+    private Path tmp;
+    private JsonGenerator out;
+    private boolean inPlay;
+    private boolean inTask;
     private IOException failure;
 
     public JsonReport(Path file) {
         this.file = file;
     }
 
+    /** The generator, positioned inside the document's "plays" array; null once writing failed. */
+    private JsonGenerator out() throws IOException {
+        if (out == null && failure == null) {
+            Path parent = file.toAbsolutePath().getParent();
+            Files.createDirectories(parent);
+            tmp = Files.createTempFile(parent, ".provision-report", ".json");
+            out = MAPPER.getFactory().createGenerator(tmp.toFile(), com.fasterxml.jackson.core.JsonEncoding.UTF8)
+                    .useDefaultPrettyPrinter();
+            out.writeStartObject();
+            out.writeArrayFieldStart("plays");
+        }
+        return out;
+    }
+
+    private void fail(IOException e) {
+        if (failure == null) {
+            failure = e;
+        }
+        if (out != null) {
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // already failing
+            }
+            out = null;
+        }
+        deleteTmp();
+    }
+
+    private void deleteTmp() {
+        if (tmp != null) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // a leftover temp file beside the report is harmless
+            }
+        }
+    }
+
+    private void closeTask(JsonGenerator g) throws IOException {
+        if (inTask) {
+            g.writeEndArray();
+            g.writeEndObject();
+            inTask = false;
+        }
+    }
+
+    private void closePlay(JsonGenerator g) throws IOException {
+        closeTask(g);
+        if (inPlay) {
+            g.writeEndArray();
+            g.writeEndObject();
+            inPlay = false;
+        }
+    }
+
     @Override
     public void playStarted(String name, List<String> hosts, boolean check) {
-        tasks = new ArrayList<>();
-        Map<String, Object> play = new LinkedHashMap<>();
-        play.put("name", name);
-        play.put("hosts", hosts);
-        play.put("check_mode", check);
-        play.put("tasks", tasks);
-        plays.add(play);
+        try {
+            JsonGenerator g = out();
+            if (g == null) {
+                return;
+            }
+            closePlay(g);
+            g.writeStartObject();
+            g.writeStringField("name", name);
+            g.writeObjectField("hosts", hosts);
+            g.writeBooleanField("check_mode", check);
+            g.writeArrayFieldStart("tasks");
+            inPlay = true;
+        } catch (IOException e) {
+            fail(e);
+        }
     }
 
     @Override
     public void taskStarted(String name, String position, boolean handler) {
-        results = new ArrayList<>();
-        Map<String, Object> task = new LinkedHashMap<>();
-        task.put("name", name);
-        task.put("position", position);
-        task.put("handler", handler);
-        task.put("results", results);
-        tasks.add(task);
+        if (!inPlay || out == null) {
+            return; // as before: a task outside a play is in no play's list
+        }
+        try {
+            closeTask(out);
+            out.writeStartObject();
+            out.writeStringField("name", name);
+            out.writeStringField("position", position);
+            out.writeBooleanField("handler", handler);
+            out.writeArrayFieldStart("results");
+            inTask = true;
+        } catch (IOException e) {
+            fail(e);
+        }
     }
 
     @Override
     public void hostResult(TaskResult r) {
-        results.add(describe(r));
+        if (!inTask || out == null) {
+            return;
+        }
+        try {
+            out.writeObject(describe(r));
+        } catch (IOException e) {
+            fail(e);
+        }
     }
 
     private static Map<String, Object> describe(TaskResult r) {
@@ -96,8 +178,6 @@ public final class JsonReport implements RunListener {
 
     @Override
     public void recap(Map<String, HostStats> stats, String retryHint) {
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("plays", plays);
         Map<String, Object> s = new LinkedHashMap<>();
         stats.forEach((host, st) -> {
             Map<String, Object> hs = new LinkedHashMap<>();
@@ -110,16 +190,21 @@ public final class JsonReport implements RunListener {
             hs.put("ignored", st.ignored());
             s.put(host, hs);
         });
-        doc.put("stats", s);
-        doc.put("retry", retryHint);
         try {
-            Path parent = file.toAbsolutePath().getParent();
-            Files.createDirectories(parent);
-            Path tmp = Files.createTempFile(parent, ".provision-report", ".json");
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(tmp.toFile(), doc);
+            JsonGenerator g = out();
+            if (g == null) {
+                return;
+            }
+            closePlay(g);
+            g.writeEndArray();
+            g.writeObjectField("stats", s);
+            g.writeStringField("retry", retryHint);
+            g.writeEndObject();
+            g.close();
+            out = null;
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            failure = e;
+            fail(e);
         }
     }
 

@@ -286,4 +286,34 @@ class SshConnectionFactoryTest {
         assertFalse(message.contains("Exception"), message);
         assertFalse(message.contains("\tat "), message);
     }
+
+    /**
+     * 24 hosts behind one sshd opened at the same instant through a factory that lets 2 handshakes
+     * run at once: every one waits its turn and gets through (none times out waiting, none is lost).
+     */
+    @Test
+    void pacedHandshakesLetACrowdOfHostsThrough() throws Exception {
+        sshd = TestSshd.start(directory.resolve("sshd"));
+        SshConnectionFactory factory = new SshConnectionFactory(
+                new KnownHostsStore(knownHosts(), KnownHostsStore.Policy.ACCEPT_NEW, Set.of()), settings(sshd.clientKey), 2);
+        whoami(factory, vars()); // records the host key once, before the crowd
+        java.util.List<String> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(24)) {
+            for (int i = 0; i < 24; i++) {
+                pool.submit(() -> {
+                    go.await();
+                    try (Connection connection = factory.open("node01", vars())) {
+                        connection.exec(ExecRequest.shell("true"));
+                    } catch (Exception e) {
+                        failures.add(e.getMessage());
+                    }
+                    return null;
+                });
+            }
+            go.countDown();
+        }
+        assertEquals(java.util.List.of(), failures);
+        assertEquals(2, factory.handshakeLimit());
+    }
 }

@@ -27,6 +27,8 @@ final class ExecutorHarness {
     /** Every progress and result event in order: {@code progress STEP DONE/TOTAL}, {@code result HOST STATUS}. */
     final List<String> events = Collections.synchronizedList(new ArrayList<>());
     final ByteArrayOutputStream human = new ByteArrayOutputStream();
+    /** The fact cache the run reads and writes; none unless a test sets one. */
+    FactCache factCache = FactCache.none();
     private final Path dir;
 
     ExecutorHarness(Path dir) {
@@ -53,7 +55,7 @@ final class ExecutorHarness {
         };
         RunListener listener = new Listeners(List.of(recorder,
                 new HumanOutput(new PrintStream(human, true, StandardCharsets.UTF_8), false, true, 3)));
-        RunSummary summary = new Executor(modules, new TemplateEngine(List.of()), factory, listener, options, becomePassword)
+        RunSummary summary = new Executor(modules, new TemplateEngine(List.of()), factory, listener, options, factCache, becomePassword)
                 .run(loaded, hosts);
         listener.recap(summary.stats(), "");
         return summary;

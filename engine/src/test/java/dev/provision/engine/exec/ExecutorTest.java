@@ -219,4 +219,46 @@ class ExecutorTest {
         assertTrue(missing.message().contains("vars file 'missing.yml' not found; searched " + tmp.resolve("vars")),
                 missing.message());
     }
+
+    /**
+     * hostvars of a host outside the run come from the fact cache of an earlier run, read once for
+     * the run: the second task still sees node02's cached facts after the file is gone.
+     */
+    @Test
+    void cachedFactsOfAHostOutsideTheRunAreReadOnce(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path cache = java.nio.file.Files.createDirectories(dir.resolve("facts"));
+        java.nio.file.Files.writeString(cache.resolve("node02.json"), "{\"x\": \"one\"}");
+        ExecutorHarness harness = new ExecutorHarness(dir);
+        harness.factCache = FactCache.at(cache);
+        harness.factory.responder = (host, command) -> {
+            if (command.equals("sysctl -n a_one")) {
+                try {
+                    java.nio.file.Files.delete(cache.resolve("node02.json"));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+            if (command.contains("stat -c")) {
+                return new dev.provision.engine.connection.ExecResult(command.contains("t.conf") ? 3 : 0,
+                        "directory|755|root|root|4096\n".getBytes(java.nio.charset.StandardCharsets.UTF_8), new byte[0]);
+            }
+            return new dev.provision.engine.connection.ExecResult(0, "ok\n".getBytes(java.nio.charset.StandardCharsets.UTF_8), new byte[0]);
+        };
+        RunSummary summary = harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  tasks:
+                    - name: a
+                      sysctl: {name: "a_${hostvars['node02'].facts.x}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                    - name: b
+                      sysctl: {name: "b_${hostvars['node02'].facts.x}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                """, """
+                all:
+                  hosts:
+                    node01:
+                    node02:
+                """);
+        assertEquals(List.of(), summary.failedHosts(), harness.humanOutput());
+        assertTrue(harness.factory.commandLines("node01").contains("sysctl -n b_one"), harness.humanOutput());
+    }
 }

@@ -83,4 +83,28 @@ class JsonReportTest {
         JsonNode diff = write(r).path("plays").path(0).path("tasks").path(0).path("results").path(0).path("changes").path(0).path("diffs").path(0);
         assertEquals("/etc/key", diff.path("label").asText());
     }
+
+    /** A result is on disk (in the temp file beside the report) once it is reported, not held until the end. */
+    @Test
+    void streamsEachResultToDiskAsItArrives() throws Exception {
+        Path file = tmp.resolve("streamed/report.json");
+        JsonReport report = new JsonReport(file);
+        report.playStarted("web", List.of("node1"), false);
+        report.taskStarted("a task", "site.yml:4:7", false);
+        String big = "10.0.0.1 node1\n".repeat(20_000);
+        report.hostResult(new TaskResult("node1", TaskStatus.CHANGED, List.of(fileChange("/etc/hosts", big)), "", List.of(), "",
+                false, false, false, Map.of(), Duration.ZERO));
+        long onDisk;
+        try (var files = Files.list(file.getParent())) {
+            onDisk = files.mapToLong(p -> p.toFile().length()).sum();
+        }
+        assertTrue(onDisk > big.length() / 2, "only " + onDisk + " bytes written before the end");
+        assertFalse(Files.exists(file), "the report itself appears only when it is whole");
+        report.recap(Map.of("node1", new HostStats()), "");
+        assertEquals(big, new ObjectMapper().readTree(file.toFile()).path("plays").path(0).path("tasks").path(0)
+                .path("results").path(0).path("changes").path(0).path("diffs").path(0).path("after").asText());
+        try (var files = Files.list(file.getParent())) {
+            assertEquals(List.of(file), files.toList(), "no temp file left");
+        }
+    }
 }

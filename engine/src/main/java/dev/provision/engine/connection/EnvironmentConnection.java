@@ -6,7 +6,6 @@ import dev.provision.modules.text.ShellWords;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * A task's {@code environment:} as a decorator: every command line runs as
@@ -17,8 +16,6 @@ import java.util.regex.Pattern;
  * run's, not the task's.
  */
 public final class EnvironmentConnection implements Connection {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-
     private final Connection connection;
     private final List<String> prefix;
 
@@ -27,7 +24,7 @@ public final class EnvironmentConnection implements Connection {
         List<String> words = new ArrayList<>();
         words.add("env");
         variables.forEach((name, value) -> {
-            if (!NAME.matcher(name).matches()) {
+            if (!ShellWords.isName(name)) {
                 // a name such as "-i" or "a=b" would reach env as an option or change another variable
                 throw new IllegalArgumentException("not an environment variable name: " + name);
             }

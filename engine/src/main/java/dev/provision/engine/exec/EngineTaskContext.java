@@ -6,7 +6,6 @@ import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.Expressions;
 import dev.provision.modules.spi.HostView;
-import dev.provision.modules.spi.InventoryView;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.Templates;
@@ -72,10 +71,10 @@ final class EngineTaskContext implements TaskContext {
 
     @Override
     public Map<String, Object> controllerVars(String name) throws ModuleException {
-        List<Path> dirs = searchPath("vars");
+        LinkedHashSet<Path> dirs = new LinkedHashSet<>(searchPath("vars"));
         dirs.add(task.baseDirectory());
         dirs.add(play.playbookDirectory);
-        for (Path dir : new LinkedHashSet<>(dirs)) {
+        for (Path dir : dirs) {
             Path candidate = dir.resolve(name).normalize();
             if (Files.isRegularFile(candidate)) {
                 try {
@@ -87,30 +86,7 @@ final class EngineTaskContext implements TaskContext {
             }
         }
         throw new ModuleException(task.position() + ": vars file '" + name + "' not found; searched "
-                + new LinkedHashSet<>(dirs).stream().map(Path::toString).collect(Collectors.joining(", ")));
-    }
-
-    /** Through the same views a template sees ({@code groups}, {@code hostvars}), so a read waits as a template's does. */
-    @Override
-    public InventoryView inventory() {
-        return new InventoryView() {
-            @Override
-            public java.util.Optional<List<String>> group(String name) {
-                if (vars.get("groups") instanceof Map<?, ?> groups && groups.get(name) instanceof List<?> members) {
-                    return java.util.Optional.of(members.stream().map(String::valueOf).toList());
-                }
-                return java.util.Optional.empty();
-            }
-
-            @Override
-            @SuppressWarnings("unchecked")
-            public Map<String, Object> hostVars(String host) {
-                if (vars.get("hostvars") instanceof Map<?, ?> hostvars && hostvars.get(host) instanceof Map<?, ?> v) {
-                    return (Map<String, Object>) v;
-                }
-                return Map.of();
-            }
-        };
+                + dirs.stream().map(Path::toString).collect(Collectors.joining(", ")));
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.provision.engine.connection.ExecResult;
 import dev.provision.engine.connection.EnvironmentConnection;
 import dev.provision.engine.connection.TimeLimitedConnection;
 import dev.provision.engine.connection.UnreachableException;
+import dev.provision.modules.text.ShellWords;
 import dev.provision.engine.playbook.Expression;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
@@ -35,8 +36,6 @@ import java.util.Set;
  * {@code register} and {@code set_fact}. Never throws for a task failure: it is a result.
  */
 final class TaskRunner {
-    private static final java.util.regex.Pattern ENVIRONMENT_NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-
     private final PlayContext play;
     private final ModuleRegistry modules;
     private final Connections connections;
@@ -264,7 +263,7 @@ final class TaskRunner {
             }
             for (Map.Entry<?, ?> e : variables.entrySet()) {
                 String name = String.valueOf(e.getKey());
-                if (!ENVIRONMENT_NAME.matcher(name).matches()) {
+                if (!ShellWords.isName(name)) {
                     throw new TemplateException(task.position(), "'environment' names '" + name
                             + "', which is not an environment variable name (letters, digits and '_')");
                 }

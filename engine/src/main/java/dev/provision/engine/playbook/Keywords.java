@@ -19,7 +19,6 @@ final class Keywords {
     /** Keywords any block, include, role entry or task may carry. */
     static final List<String> NAMES = List.of("when", "tags", "vars", "become", "become_user",
             "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment", "become_method");
-    private static final java.util.regex.Pattern ENVIRONMENT_NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     final List<Expression> when = new ArrayList<>();
     final Set<String> tags = new LinkedHashSet<>();
@@ -129,7 +128,7 @@ final class Keywords {
         }
         Map<String, Object> layer = new LinkedHashMap<>();
         for (YamlDocument.Entry entry : doc.entries(m)) {
-            if (!ENVIRONMENT_NAME.matcher(entry.key()).matches()) {
+            if (!dev.provision.modules.text.ShellWords.isName(entry.key())) {
                 throw doc.error(entry.keyNode(), "'" + YamlDocument.printable(entry.key()) + "' is not an environment "
                         + "variable name (letters, digits and '_', not starting with a digit)");
             }

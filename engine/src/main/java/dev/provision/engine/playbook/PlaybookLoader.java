@@ -312,7 +312,7 @@ public final class PlaybookLoader {
             }
             Path directory = TaskParser.parentOf(doc.file()).toAbsolutePath().normalize();
             tasks.roles().load(new RoleLoader.Origin(doc, nameNode, directory, Optional.empty(), List.of()), name, own, params,
-                    playLevel, RoleLoader.Files.MAIN, into, handlersInto);
+                    playLevel, RoleLoader.FileNames.MAIN, into, handlersInto);
         }
     }
 }

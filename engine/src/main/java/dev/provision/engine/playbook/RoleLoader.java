@@ -26,8 +26,8 @@ final class RoleLoader {
      * Which files of the role to read: {@code main} unless {@code tasks_from}, {@code vars_from},
      * {@code defaults_from} or {@code handlers_from} name another ({@code setup} finds {@code setup.yml}).
      */
-    record Files(String tasks, String vars, String defaults, String handlers) {
-        static final Files MAIN = new Files("main", "main", "main", "main");
+    record FileNames(String tasks, String vars, String defaults, String handlers) {
+        static final FileNames MAIN = new FileNames("main", "main", "main", "main");
     }
 
     /**
@@ -57,7 +57,7 @@ final class RoleLoader {
      * @param params role parameters (keys of a {@code roles:} entry that are not keywords)
      * @param inherited what the entry itself inherits (the play's, or the enclosing blocks')
      */
-    void load(Origin origin, String name, Keywords entry, Map<String, Object> params, Keywords inherited, Files files,
+    void load(Origin origin, String name, Keywords entry, Map<String, Object> params, Keywords inherited, FileNames files,
               List<TaskNode> into, List<Task> handlersInto) throws InvalidInputException {
         YamlDocument doc = origin.doc();
         Path relative = roleName(doc, origin.at(), name);
@@ -67,7 +67,7 @@ final class RoleLoader {
         origin.askingRole().map(Path::getParent).ifPresent(siblings -> candidates.add(siblings.resolve(relative)));
         Path roleDir = null;
         for (Path candidate : candidates) {
-            if (java.nio.file.Files.isDirectory(candidate)) {
+            if (Files.isDirectory(candidate)) {
                 roleDir = candidate;
                 break;
             }
@@ -179,7 +179,7 @@ final class RoleLoader {
         }
         for (String candidateName : names) {
             Path candidate = dir.resolve(candidateName).normalize();
-            if (candidate.startsWith(dir.normalize()) && java.nio.file.Files.isRegularFile(candidate)) {
+            if (candidate.startsWith(dir.normalize()) && Files.isRegularFile(candidate)) {
                 return Optional.of(candidate);
             }
         }

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.ScalarNode;
@@ -37,7 +36,6 @@ final class TaskParser {
     private static final List<String> ROLE_INCLUDE_ARGS = List.of("name", "tasks_from", "vars_from", "defaults_from",
             "handlers_from");
     private static final List<String> LOOP_CONTROL_KEYS = List.of("loop_var", "label");
-    private static final Pattern VARIABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final int DEFAULT_UNTIL_RETRIES = 3;
     private static final int DEFAULT_DELAY_SECONDS = 5;
 
@@ -306,7 +304,7 @@ final class TaskParser {
         if (nameNode == null) {
             throw doc.error(include.value(), "'" + keyword + "' needs the role's name ('name: ROLE')");
         }
-        RoleLoader.Files files = new RoleLoader.Files(given.getOrDefault("tasks_from", "main"),
+        RoleLoader.FileNames files = new RoleLoader.FileNames(given.getOrDefault("tasks_from", "main"),
                 given.getOrDefault("vars_from", "main"), given.getOrDefault("defaults_from", "main"),
                 given.getOrDefault("handlers_from", "main"));
         Optional<Path> askingRole = src.role().map(RoleContext::directory);
@@ -399,7 +397,7 @@ final class TaskParser {
                 case "loop_control" -> loopControl = v;
                 case "register" -> {
                     String variable = Values.string(doc, v, "register");
-                    if (!VARIABLE_NAME.matcher(variable).matches()) {
+                    if (!dev.provision.modules.text.ShellWords.isName(variable)) {
                         throw doc.error(v, "'register' needs a variable name (letters, digits, '_'), not '"
                                 + variable + "'");
                     }
@@ -554,7 +552,7 @@ final class TaskParser {
                 switch (e.key()) {
                     case "loop_var" -> {
                         loopVar = Values.string(doc, e.value(), "loop_var");
-                        if (!VARIABLE_NAME.matcher(loopVar).matches()) {
+                        if (!dev.provision.modules.text.ShellWords.isName(loopVar)) {
                             throw doc.error(e.value(), "'loop_var' needs a variable name (letters, digits, '_'), not '"
                                     + loopVar + "'");
                         }

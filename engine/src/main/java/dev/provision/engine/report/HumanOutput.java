@@ -143,10 +143,6 @@ public final class HumanOutput implements RunListener {
         }
     }
 
-    private static String str(Object o) {
-        return o == null ? "" : String.valueOf(o);
-    }
-
     private void printDiff(String text) {
         for (String l : text.split("\n", -1)) {
             if (l.isEmpty()) {

@@ -78,7 +78,8 @@ final class ReadinessGrid {
         if (r.hidden()) {
             return; // no_log: nothing of it may be written
         }
-        for (CheckResult row : CheckResult.rowsOf(r.output())) {
+        List<CheckResult> rows = CheckResult.rowsOf(r.output());
+        for (CheckResult row : rows) {
             String check = row.check();
             if (check.isEmpty()) {
                 continue;
@@ -89,7 +90,7 @@ final class ReadinessGrid {
             cells.computeIfAbsent(r.host(), h -> new LinkedHashMap<>()).merge(check, cell,
                     (old, neu) -> neu.severity() > old.severity() ? neu : old);
         }
-        if (r.status() == TaskStatus.FAILED && CheckResult.rowsOf(r.output()).isEmpty()) {
+        if (r.status() == TaskStatus.FAILED && rows.isEmpty()) {
             // No rows to place in the grid (a bad parameter, the closing assert): the header names it.
             failedTasks.computeIfAbsent(r.host(), h -> new ArrayList<>()).add(task + (r.message().isEmpty() ? "" : ": " + r.message()));
         }
@@ -153,9 +154,5 @@ final class ReadinessGrid {
                 expectations.containsKey(title) ? OptionalDouble.of(expectations.get(title)) : OptionalDouble.empty(),
                 fleetChecks.get(title))));
         return out;
-    }
-
-    private static String text(Object value) {
-        return value == null ? "" : String.valueOf(value);
     }
 }

@@ -7,10 +7,10 @@ import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
+import dev.provision.modules.text.ShellWords;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * {@code include_vars}: reads a YAML (or JSON) vars file on the controller and sets its variables on
@@ -20,22 +20,23 @@ import java.util.regex.Pattern;
  *
  * <p>Parameters: {@code file} (or the free form), {@code name} (put every variable under this one
  * instead of at the top). Ansible's directory form ({@code dir}, {@code files_matching}, ...) is
- * refused with what to write instead.
+ * refused with what to write instead, where it is written ({@link ParamSpec.Builder#refused}).
  */
 public final class IncludeVarsModule implements TaskModule {
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final String DIRECTORY_FORM = "include_vars reads one file, not a directory of them; name each file "
+            + "with its own include_vars task, or list them in the play's vars_files";
     private static final ParamSpec SPEC = ParamSpec.builder()
             .freeForm("file")
-            .optional("file", Type.STRING)
+            .required("file", Type.STRING)
             .optional("name", Type.STRING)
-            .optional("dir", Type.STRING)
-            .optional("files_matching", Type.STRING)
-            .optional("depth", Type.INT)
-            .optional("extensions", Type.LIST)
-            .optional("ignore_files", Type.LIST)
-            .optional("ignore_unknown_extensions", Type.BOOL)
-            .optional("hash_behaviour", Type.STRING)
-            .requiredOneOf("file", "dir")
+            .refused("dir", DIRECTORY_FORM)
+            .refused("files_matching", DIRECTORY_FORM)
+            .refused("depth", DIRECTORY_FORM)
+            .refused("extensions", DIRECTORY_FORM)
+            .refused("ignore_files", DIRECTORY_FORM)
+            .refused("ignore_unknown_extensions", DIRECTORY_FORM)
+            .refused("hash_behaviour", "a variable from the file replaces one of the same name, as with Ansible's "
+                    + "default (replace); remove it")
             .build();
 
     public IncludeVarsModule() {
@@ -58,27 +59,16 @@ public final class IncludeVarsModule implements TaskModule {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
-        for (String directoryForm : new String[] {"dir", "files_matching", "depth", "extensions", "ignore_files",
-                "ignore_unknown_extensions"}) {
-            if (params.has(directoryForm)) {
-                throw new ModuleException("include_vars '" + directoryForm + "' (a directory of vars files) is not "
-                        + "supported; name each file with its own include_vars task, or list them in the play's vars_files");
-            }
-        }
-        if (params.has("hash_behaviour")) {
-            throw new ModuleException("include_vars 'hash_behaviour' is not supported: a variable from the file replaces "
-                    + "one of the same name, as with Ansible's default (replace); remove it");
-        }
         String file = params.string("file");
         Map<String, Object> loaded = context.controllerVars(file);
         for (String name : loaded.keySet()) {
-            if (!IDENTIFIER.matcher(name).matches()) {
+            if (!ShellWords.isName(name)) {
                 throw new ModuleException("vars file '" + file + "' sets '" + name + "', which is not a valid variable "
                         + "name (letters, digits and '_', not starting with a digit)");
             }
         }
         Optional<String> under = params.optString("name");
-        if (under.isPresent() && !IDENTIFIER.matcher(under.get()).matches()) {
+        if (under.isPresent() && !ShellWords.isName(under.get())) {
             throw new ModuleException("'" + under.get() + "' is not a valid variable name for 'name'");
         }
         Map<String, Object> facts = new LinkedHashMap<>();

@@ -7,9 +7,9 @@ import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
+import dev.provision.modules.text.ShellWords;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * {@code set_fact}: sets host variables for the later tasks of the run; changes nothing on the host.
@@ -19,7 +19,6 @@ import java.util.regex.Pattern;
  * compatibility and ignored (there is no fact cache to persist to between runs).
  */
 public final class SetFactModule implements TaskModule {
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final ParamSpec SPEC = ParamSpec.builder()
             .anyKeys()
             .withDefault("cacheable", Type.BOOL, false)
@@ -51,7 +50,7 @@ public final class SetFactModule implements TaskModule {
             throw new ModuleException("set_fact needs at least one name: value pair");
         }
         for (String name : facts.keySet()) {
-            if (!IDENTIFIER.matcher(name).matches()) {
+            if (!ShellWords.isName(name)) {
                 throw new ModuleException("'" + name + "' is not a valid variable name");
             }
         }

@@ -18,4 +18,30 @@ public interface InventoryView {
      * engine waits until that host has caught up before it answers. Empty for an unknown host.
      */
     Map<String, Object> hostVars(String host);
+
+    /**
+     * The view over a task's variables as the engine gives them ({@code groups}: group name to host
+     * names; {@code hostvars}: host name to that host's variables, a lazy view that waits for a host
+     * running behind): what {@link TaskContext#inventory()} returns.
+     */
+    static InventoryView of(Map<String, Object> variables) {
+        return new InventoryView() {
+            @Override
+            public Optional<List<String>> group(String name) {
+                if (variables.get("groups") instanceof Map<?, ?> groups && groups.get(name) instanceof List<?> members) {
+                    return Optional.of(members.stream().map(String::valueOf).toList());
+                }
+                return Optional.empty();
+            }
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public Map<String, Object> hostVars(String host) {
+                if (variables.get("hostvars") instanceof Map<?, ?> hostvars && hostvars.get(host) instanceof Map<?, ?> vars) {
+                    return (Map<String, Object>) vars;
+                }
+                return Map.of();
+            }
+        };
+    }
 }

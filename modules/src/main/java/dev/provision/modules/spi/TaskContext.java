@@ -33,7 +33,9 @@ public interface TaskContext {
     Map<String, Object> controllerVars(String name) throws ModuleException;
 
     /** The inventory: groups and other hosts' variables. */
-    InventoryView inventory();
+    default InventoryView inventory() {
+        return InventoryView.of(variables());
+    }
 
     /** Evaluates bare expressions ({@code assert that:}) with this host's variables. */
     Expressions expressions();

@@ -18,6 +18,18 @@ public final class ShellWords {
     }
 
     /** Quotes one word so that {@code sh} reads it back unchanged. */
+    /**
+     * A name in POSIX shell's sense: letters, digits and {@code _}, not starting with a digit. The
+     * names of environment variables and of playbook variables ({@code register}, {@code loop_var},
+     * {@code set_fact}, {@code include_vars}) alike; one that is not could reach {@code env} as an
+     * option or an assignment, or a template as an expression.
+     */
+    public static boolean isName(String word) {
+        return NAME.matcher(word).matches();
+    }
+
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
     public static String quote(String word) {
         if (!word.isEmpty() && SAFE.matcher(word).matches()) {
             return word;

@@ -85,29 +85,6 @@ public final class FakeContext implements TaskContext {
         };
     }
 
-    /** Reads {@code groups} and {@code hostvars} from {@link #variable} values, as the engine's view does. */
-    @Override
-    @SuppressWarnings("unchecked")
-    public dev.provision.modules.spi.InventoryView inventory() {
-        return new dev.provision.modules.spi.InventoryView() {
-            @Override
-            public java.util.Optional<List<String>> group(String name) {
-                if (variables.get("groups") instanceof Map<?, ?> groups && groups.get(name) instanceof List<?> members) {
-                    return java.util.Optional.of(members.stream().map(String::valueOf).toList());
-                }
-                return java.util.Optional.empty();
-            }
-
-            @Override
-            public Map<String, Object> hostVars(String host) {
-                if (variables.get("hostvars") instanceof Map<?, ?> hostvars && hostvars.get(host) instanceof Map<?, ?> v) {
-                    return (Map<String, Object>) v;
-                }
-                return Map.of();
-            }
-        };
-    }
-
     @Override
     public Map<String, Object> controllerVars(String name) throws ModuleException {
         Map<String, Object> content = varsFiles.get(name);

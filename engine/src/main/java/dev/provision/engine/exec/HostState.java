@@ -22,6 +22,8 @@ final class HostState {
     private Connection connection;
     private Map<String, Object> facts = Map.of();
     private final Map<String, Object> runtimeVars = new LinkedHashMap<>();
+    /** The copy {@link #runtimeVars()} hands out until the next {@link #setVar}: read far more often than set. */
+    private Map<String, Object> runtimeSnapshot = Map.of();
     private final Set<String> notified = new LinkedHashSet<>();
     private volatile boolean failed;
     private volatile boolean unreachable;
@@ -51,11 +53,15 @@ final class HostState {
     }
 
     synchronized Map<String, Object> runtimeVars() {
-        return Map.copyOf(runtimeVars);
+        if (runtimeSnapshot == null) {
+            runtimeSnapshot = Map.copyOf(runtimeVars);
+        }
+        return runtimeSnapshot;
     }
 
     synchronized void setVar(String name, Object value) {
         runtimeVars.put(name, value);
+        runtimeSnapshot = null;
     }
 
     synchronized void notify(String handler) {

@@ -45,14 +45,15 @@ final class LinearStrategy implements Strategy {
         Map<HostState, TaskResult> results;
         if (task.runOnce()) {
             HostState first = active.get(0);
-            TaskResult r = batch.runner.run(task, first, handler);
+            TaskResult r = batch.runner.run(task, first, handler, new TaskStep());
             results = new LinkedHashMap<>();
             results.put(first, r);
             task.register().ifPresent(name -> first.runtimeVars().entrySet().stream()
                     .filter(e -> e.getKey().equals(name))
                     .forEach(e -> active.forEach(h -> h.setVar(name, e.getValue()))));
         } else {
-            results = batch.parallel(task.displayName(), active, h -> batch.runner.run(task, h, handler));
+            TaskStep step = new TaskStep();
+            results = batch.parallel(task.displayName(), active, h -> batch.runner.run(task, h, handler, step));
         }
         Optional<FleetCheck> fleet = fleetCheck(batch.modules, task);
         if (fleet.isPresent()) {

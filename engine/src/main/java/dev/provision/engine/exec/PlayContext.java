@@ -9,6 +9,7 @@ import dev.provision.engine.vars.VarScope;
 import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -151,7 +152,7 @@ final class PlayContext {
      * {@code reader} and leaves out those that failed meanwhile (lazily: a task that does not read
      * it does not wait).
      */
-    private static final class PlayHostsView extends java.util.AbstractList<String> {
+    private static final class PlayHostsView extends java.util.AbstractList<String> implements SameOnEveryHost {
         private final String reader;
         private final RunAhead progress;
         private final List<String> candidates;
@@ -212,7 +213,7 @@ final class PlayContext {
      * asked so that a template always sees the latest facts. While hosts run ahead of each other, a
      * read first waits until the host read has caught up with {@code reader}.
      */
-    private final class HostvarsView extends AbstractMap<String, Object> {
+    private final class HostvarsView extends AbstractMap<String, Object> implements SameOnEveryHost {
         private final String reader;
 
         HostvarsView(String reader) {
@@ -227,17 +228,12 @@ final class PlayContext {
             }
             HostState h = hosts.get(key);
             if (h != null && !h.facts().isEmpty()) {
-                return viewOf(h.host.vars(), h);
+                return new OneHostsVars(h.name(), h.host.vars(), h, h.facts());
             }
             // not in this run (or not gathered yet): inventory vars and the facts cached by an earlier run
-            return inventory.host(String.valueOf(key)).map(host -> {
-                Map<String, Object> m = new LinkedHashMap<>(host.vars());
-                if (h != null) {
-                    m.putAll(h.runtimeVars());
-                }
-                m.put("facts", cachedFacts.computeIfAbsent(host.name(), factCache::load));
-                return (Object) m;
-            }).orElse(null);
+            return inventory.host(String.valueOf(key))
+                    .map(host -> (Object) new OneHostsVars(host.name(), host.vars(), h, cachedFacts.computeIfAbsent(host.name(), factCache::load)))
+                    .orElse(null);
         }
 
         @Override
@@ -253,13 +249,52 @@ final class PlayContext {
             }
             return entries;
         }
+    }
 
-        private Map<String, Object> viewOf(Map<String, Object> inventoryVars, HostState h) {
+    /**
+     * {@code hostvars[h]}: h's inventory vars under its run-time vars, its facts and its name, read
+     * through to them rather than copied (a thousand hosts each reading every other's would copy a
+     * million maps per task).
+     */
+    private static final class OneHostsVars extends AbstractMap<String, Object> {
+        private final Map<String, Object> inventoryVars;
+        private final Map<String, Object> runtime;
+        private final Map<String, Object> facts;
+        private final String name;
+
+        /** @param state h's state in this run, or null when h is not in it */
+        OneHostsVars(String name, Map<String, Object> inventoryVars, HostState state, Map<String, Object> facts) {
+            this.name = name;
+            this.inventoryVars = inventoryVars;
+            this.runtime = state == null ? Map.of() : state.runtimeVars();
+            this.facts = facts;
+        }
+
+        @Override
+        public Object get(Object key) {
+            if ("facts".equals(key)) {
+                return facts;
+            }
+            if ("inventory_hostname".equals(key)) {
+                return name;
+            }
+            Object value = runtime.get(key);
+            return value != null ? value : inventoryVars.get(key);
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return "facts".equals(key) || "inventory_hostname".equals(key) || runtime.containsKey(key)
+                    || inventoryVars.containsKey(key);
+        }
+
+        @Override
+        public Set<Entry<String, Object>> entrySet() {
             Map<String, Object> m = new LinkedHashMap<>(inventoryVars);
-            m.putAll(h.runtimeVars());
-            m.put("facts", h.facts());
-            m.put("inventory_hostname", h.name());
-            return m;
+            m.putAll(runtime);
+            m.put("facts", facts);
+            m.put("inventory_hostname", name);
+            return Collections.unmodifiableMap(m).entrySet();
         }
     }
 }

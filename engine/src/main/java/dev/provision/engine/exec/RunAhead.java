@@ -1,10 +1,9 @@
 package dev.provision.engine.exec;
 
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 
@@ -19,16 +18,21 @@ import java.util.function.Supplier;
  * <p>With more hosts than forks, a host runs each task holding a fork ({@link #withFork}); while
  * it waits for another host it gives its fork back, since the host it waits for may need one to
  * get there (with every fork held by a waiting reader, nobody would move).
+ *
+ * <p>Progress is kept in concurrent maps so that a read of a host that has caught up (nearly every
+ * read: a thousand hosts each reading every other's {@code hostvars} is a million per task) takes
+ * no lock; only a read that must wait takes the monitor, and every change of progress notifies
+ * under it, so no wake-up is lost.
  */
 final class RunAhead {
     private final Set<String> hosts;
     private final Semaphore forks;
     /** Whether this thread holds a fork taken by {@link #withFork} (only such a thread gives one back). */
     private final ThreadLocal<Boolean> holdsFork = ThreadLocal.withInitial(() -> false);
-    private final Map<String, Integer> running = new HashMap<>();
-    private final Map<String, Integer> finished = new HashMap<>();
-    private final Set<String> stopped = new HashSet<>();
-    private final Map<String, Integer> failedAt = new HashMap<>();
+    private final Map<String, Integer> running = new ConcurrentHashMap<>();
+    private final Map<String, Integer> finished = new ConcurrentHashMap<>();
+    private final Set<String> stopped = ConcurrentHashMap.newKeySet();
+    private final Map<String, Integer> failedAt = new ConcurrentHashMap<>();
 
     RunAhead(Set<String> hosts) {
         this(hosts, new Semaphore(Integer.MAX_VALUE));
@@ -51,49 +55,67 @@ final class RunAhead {
         }
     }
 
-    synchronized void starting(String host, int task) {
+    void starting(String host, int task) {
         running.put(host, task);
     }
 
-    synchronized void finished(String host, int task) {
+    void finished(String host, int task) {
         finished.put(host, task + 1);
-        notifyAll();
+        synchronized (this) {
+            notifyAll();
+        }
     }
 
     /** The host failed (or became unreachable) in {@code task}; {@link #stopped} follows. */
-    synchronized void failed(String host, int task) {
+    void failed(String host, int task) {
         failedAt.put(host, task);
     }
 
     /** The host runs no further task of this run (done, failed or unreachable). */
-    synchronized void stopped(String host) {
+    void stopped(String host) {
         stopped.add(host);
-        notifyAll();
+        synchronized (this) {
+            notifyAll();
+        }
     }
 
     /** Waits until {@code target} finished the tasks before the one {@code reader} is running, or stopped. */
     void awaitCaughtUp(String reader, String target) {
-        int readerAt;
-        synchronized (this) {
-            Integer at = running.get(reader);
-            if (at == null || reader.equals(target) || !hosts.contains(target) || caughtUp(target, at)) {
-                return;
-            }
-            readerAt = at;
+        Integer at = running.get(reader);
+        if (at == null || reader.equals(target) || !hosts.contains(target) || caughtUp(target, at)) {
+            return;
         }
+        int readerAt = at;
+        whileWaiting(() -> {
+            synchronized (this) {
+                while (!caughtUp(target, readerAt)) {
+                    wait();
+                }
+            }
+            return null;
+        });
+    }
+
+    /** What a host waits for while it has lent its fork. */
+    interface Wait<T> {
+        T await() throws InterruptedException;
+    }
+
+    /**
+     * Runs {@code wait}, which blocks until other hosts have done something, with this thread's
+     * fork (if it holds one) given back meanwhile, since those hosts may need it to get there.
+     */
+    <T> T whileWaiting(Wait<T> wait) {
         // Outside the monitor: taking the fork back must not block the hosts that report progress.
         boolean lend = holdsFork.get();
         if (lend) {
             forks.release();
         }
         try {
-            synchronized (this) {
-                while (!caughtUp(target, readerAt)) {
-                    wait();
-                }
-            }
+            return wait.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return null;
         } finally {
             if (lend) {
                 forks.acquireUninterruptibly();
@@ -111,12 +133,10 @@ final class RunAhead {
      */
     List<String> stillInPlay(String reader, List<String> candidates) {
         candidates.forEach(c -> awaitCaughtUp(reader, c));
-        synchronized (this) {
-            Integer readerAt = running.get(reader);
-            if (readerAt == null) {
-                return candidates;
-            }
-            return candidates.stream().filter(c -> failedAt.getOrDefault(c, Integer.MAX_VALUE) >= readerAt).toList();
+        Integer readerAt = running.get(reader);
+        if (readerAt == null || failedAt.isEmpty()) {
+            return candidates;
         }
+        return candidates.stream().filter(c -> failedAt.getOrDefault(c, Integer.MAX_VALUE) >= readerAt).toList();
     }
 }

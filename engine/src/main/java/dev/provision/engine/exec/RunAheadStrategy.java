@@ -36,10 +36,11 @@ final class RunAheadStrategy implements Strategy {
             results.add(byHost);
         }
         RunAhead progress = new RunAhead(active.stream().map(HostState::name).collect(Collectors.toSet()), batch.forks);
+        List<TaskStep> steps = tasks.stream().map(t -> new TaskStep(progress)).toList();
         batch.ctx.runAhead(progress);
         try {
             for (HostState h : active) {
-                batch.pool.submit(() -> runOn(h, tasks, results, progress));
+                batch.pool.submit(() -> runOn(h, tasks, steps, results, progress));
             }
             for (int k = 0; k < tasks.size(); k++) {
                 report(tasks.get(k), active, results.get(k));
@@ -73,16 +74,17 @@ final class RunAheadStrategy implements Strategy {
         }
     }
 
-    private void runOn(HostState h, List<Task> tasks, List<Map<HostState, CompletableFuture<TaskResult>>> results,
-                       RunAhead progress) {
+    private void runOn(HostState h, List<Task> tasks, List<TaskStep> steps,
+                       List<Map<HostState, CompletableFuture<TaskResult>>> results, RunAhead progress) {
         int k = 0;
         try {
             for (; k < tasks.size() && !batch.stopRequested(); k++) {
                 progress.starting(h.name(), k);
                 Task task = tasks.get(k);
+                TaskStep step = steps.get(k);
                 TaskResult r = progress.withFork(() -> {
                     try {
-                        return batch.runner.run(task, h, false);
+                        return batch.runner.run(task, h, false, step);
                     } catch (RuntimeException e) {
                         // a bug in the engine or a module: the host fails with the cause, the run goes on
                         return TaskResult.simple(h.name(), TaskStatus.FAILED, "internal error: " + e);

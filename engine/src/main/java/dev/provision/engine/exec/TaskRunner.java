@@ -49,11 +49,13 @@ final class TaskRunner {
         this.recording = recording;
     }
 
-    TaskResult run(Task task, HostState host, boolean handler) {
+    /** {@code task} on {@code host}, as part of {@code step} (the task's run over the batch's hosts). */
+    TaskResult run(Task task, HostState host, boolean handler, TaskStep step) {
         long started = System.nanoTime();
         TaskResult r;
         try {
-            r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler) : runItem(task, host, Map.of(), "", handler, new HostReads());
+            r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler, step)
+                    : runItem(task, host, Map.of(), "", handler, new HostReads(), step, 0);
         } catch (TemplateException e) {
             r = failure(host, task, e.getMessage());
         } catch (UnreachableException e) {
@@ -74,7 +76,8 @@ final class TaskRunner {
         return r;
     }
 
-    private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler) throws TemplateException, UnreachableException {
+    private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler, TaskStep step)
+            throws TemplateException, UnreachableException {
         Map<String, Object> vars = play.varsFor(task, host, Map.of());
         Object items = loop.items() instanceof String s ? play.templates.evaluate(stripBraces(s), vars, loop.position())
                 : play.templates.interpolate(loop.items(), vars, loop.position());
@@ -84,11 +87,12 @@ final class TaskRunner {
         List<TaskResult> results = new ArrayList<>();
         List<Object> registered = new ArrayList<>();
         HostReads reads = new HostReads();
-        for (Object item : list) {
+        for (int index = 0; index < list.size(); index++) {
+            Object item = list.get(index);
             Map<String, Object> itemVars = Map.of(loop.loopVar(), item);
             String label = loop.label().isEmpty() ? render(item)
                     : String.valueOf(play.templates.interpolate(loop.label(), play.varsFor(task, host, itemVars), loop.position()));
-            TaskResult r = runItem(task, host, itemVars, label, handler, reads);
+            TaskResult r = runItem(task, host, itemVars, label, handler, reads, step, index);
             results.add(r);
             Map<String, Object> reg = registerValue(r);
             reg.put(loop.loopVar(), item);
@@ -122,7 +126,7 @@ final class TaskRunner {
     }
 
     private TaskResult runItem(Task task, HostState host, Map<String, Object> itemVars, String label, boolean handler,
-                               HostReads reads) throws TemplateException, UnreachableException {
+                               HostReads reads, TaskStep step, int item) throws TemplateException, UnreachableException {
         Map<String, Object> vars = play.varsFor(task, host, itemVars);
         for (Expression when : task.when()) {
             if (!play.templates.test(when.text(), vars, when.position())) {
@@ -132,7 +136,7 @@ final class TaskRunner {
         TaskModule module = modules.module(task.module()).orElseThrow();
         Params params;
         try {
-            params = module.params().validate(arguments(task, module.params(), vars));
+            params = step.render(item, vars, v -> module.params().validate(arguments(task, module.params(), v)));
         } catch (ParamException e) {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
             return failure(host, task, at + ": " + e.getMessage()).withItemLabel(label);

@@ -49,9 +49,7 @@ import java.util.regex.Pattern;
  */
 public final class HostsModule implements TaskModule {
     static final Markers MARKERS = Markers.of("# {mark} provision cluster hosts", "BEGIN", "END");
-    private static final Pattern IPV4 = Pattern.compile("(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}");
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*(%[A-Za-z0-9_.-]+)?");
-    private static final Pattern HOSTNAME = Pattern.compile("[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?");
     private static final ParamSpec SPEC = ParamSpec.builder()
             .optional("entries", Type.LIST)
             .optional("group", Type.STRING)
@@ -156,8 +154,13 @@ public final class HostsModule implements TaskModule {
                 out.add(line);
                 continue;
             }
+            // Checked before splitting: the block's own thousand lines are not loopback lines.
+            if (inBlock || !line.strip().startsWith("127.")) {
+                out.add(line);
+                continue;
+            }
             String[] fields = line.strip().split("\\s+");
-            if (inBlock || fields.length < 2 || !fields[0].startsWith("127.") || line.strip().startsWith("#")) {
+            if (fields.length < 2) {
                 out.add(line);
                 continue;
             }
@@ -253,7 +256,7 @@ public final class HostsModule implements TaskModule {
         }
         Set<String> unique = new LinkedHashSet<>();
         for (String n : names) {
-            if (!HOSTNAME.matcher(n).matches()) {
+            if (!isHostName(n)) {
                 throw new ModuleException(where + ": '" + n + "' is not a host name");
             }
             unique.add(n);
@@ -275,7 +278,59 @@ public final class HostsModule implements TaskModule {
         throw new ModuleException(where + " must be a list of names");
     }
 
+    /*
+     * The checks below run for every member of the group on every host (a million times per task
+     * at a thousand hosts), so they are written out rather than regular expressions.
+     */
+
     static boolean isIpAddress(String s) {
-        return IPV4.matcher(s).matches() || (s.contains(":") && IPV6.matcher(s).matches());
+        return isIpv4(s) || (s.indexOf(':') >= 0 && IPV6.matcher(s).matches());
+    }
+
+    /** Four decimal octets 0-255 without leading zeros, separated by dots. */
+    private static boolean isIpv4(String s) {
+        int octets = 0;
+        int i = 0;
+        int n = s.length();
+        while (i < n) {
+            int start = i;
+            int value = 0;
+            while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9' && i - start < 3) {
+                value = value * 10 + (s.charAt(i) - '0');
+                i++;
+            }
+            int digits = i - start;
+            if (digits == 0 || value > 255 || (digits > 1 && s.charAt(start) == '0')) {
+                return false;
+            }
+            octets++;
+            if (i == n) {
+                break;
+            }
+            if (s.charAt(i) != '.' || octets == 4) {
+                return false;
+            }
+            i++;
+            if (i == n) {
+                return false;
+            }
+        }
+        return octets == 4;
+    }
+
+    /** Letters, digits, {@code _}, {@code .} and {@code -}, neither first nor last a dot or dash. */
+    private static boolean isHostName(String s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+            boolean inner = c == '.' || c == '-';
+            if (!word && !(inner && i > 0 && i < s.length() - 1)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

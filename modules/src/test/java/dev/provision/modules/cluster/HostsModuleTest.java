@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class HostsModuleTest {
@@ -92,6 +93,28 @@ class HostsModuleTest {
         return new FakeContext(host, controller)
                 .variable("groups", Map.of("gpu", List.of("node01", "node02", "node03"), "empty", List.of()))
                 .variable("hostvars", hostvars);
+    }
+
+    @ParameterizedTest(name = "{0} is an IP address: {1}")
+    @CsvSource({
+        "10.213.0.11, true", "0.0.0.0, true", "255.255.255.255, true", "192.168.1.9, true", "::1, true", "fe80::1%eth0, true",
+        "256.1.1.1, false", "1.2.3, false", "1.2.3.4.5, false", "1.2.3.4., false", "01.2.3.4, false", "1..2.3, false",
+        "1.2.3.1234, false", "node01, false", "10.0.0.1a, false", "'', false", "1.2.3.-4, false"})
+    void addresses(String address, boolean valid) {
+        assertEquals(valid, HostsModule.isIpAddress(address));
+    }
+
+    @ParameterizedTest(name = "{0} is a host name: {1}")
+    @CsvSource({
+        "node01, true", "node01.cluster, true", "a, true", "gpu_7-b.rack2, true", "x_, true",
+        "-node, false", "node-, false", ".node, false", "node., false", "'a b', false", "nöde, false", "a;rm, false"})
+    void names(String name, boolean valid) {
+        String clean = "127.0.0.1 localhost\n";
+        Expect expected = valid ? planned("put /etc/hosts [0644 root root] \"" + shown(clean
+                + "# BEGIN provision cluster hosts\n10.0.0.1 " + name + "\n# END provision cluster hosts\n") + "\"")
+                : fails("'" + name + "' is not a host name");
+        Expect.check(module, new FakeContext(new FakeHost().file("/etc/hosts", clean), controller),
+                Args.of("entries", List.of(Map.of("address", "10.0.0.1", "names", List.of(name)))), expected);
     }
 
     @Test

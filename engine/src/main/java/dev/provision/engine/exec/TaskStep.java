@@ -1,0 +1,148 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.ParamException;
+import java.util.AbstractMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * One task's run over the hosts of a batch. What a part of the task (its loop, its arguments for
+ * one item) renders to on the first host is shared with every other host on which it must render
+ * the same: when every variable the first rendering read holds the same value on that host.
+ *
+ * <p>Why: arguments that span the cluster ({@code groups[...]?map(h -> hostvars[h]...)}) are the
+ * same on a thousand hosts, and rendered on each they made a task's cost grow with the square of
+ * the cluster. Shared, they are rendered once, and a module that derives something from such an
+ * argument sees the very same object on every host ({@code DerivedOnce}).
+ *
+ * <p>The same value: the very object, or an equal string, number or boolean (a variable rendered
+ * from a template is a new string on each host); {@link SameOnEveryHost} values count as one. A
+ * rendering that read every variable (a walk of the whole data model) or failed is not shared.
+ * A host that arrives while the first is still rendering waits for it, its fork lent meanwhile
+ * (the first may be waiting for other hosts to catch up, and they may need that fork).
+ */
+final class TaskStep {
+    /** A rendering of one part of the task. */
+    interface Rendering<T> {
+        T render(Map<String, Object> vars) throws TemplateException, ParamException;
+    }
+
+    /** The first host's rendering and what it read. */
+    private record Shared(Map<String, Object> read, Object value) {
+        boolean holdsFor(Map<String, Object> vars) {
+            for (Map.Entry<String, Object> e : read.entrySet()) {
+                if (!sameValue(e.getValue(), vars.get(e.getKey()))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private final Map<Object, CompletableFuture<Optional<Shared>>> firsts = new ConcurrentHashMap<>();
+    private final Function<CompletableFuture<Optional<Shared>>, Optional<Shared>> await;
+
+    /** A step outside a run ahead: a host waits for the first one's rendering as it is. */
+    TaskStep() {
+        this(null);
+    }
+
+    /** @param progress the run ahead the step is part of, which lends a waiting host's fork; or null */
+    TaskStep(RunAhead progress) {
+        this.await = progress == null ? CompletableFuture::join : f -> progress.whileWaiting(f::join);
+    }
+
+    /**
+     * {@code part}'s rendering on the host whose variables are {@code vars}: the first host's, when
+     * it holds here too, else this host's own.
+     *
+     * @param part which part of the task (compared with {@code equals}: a name, an item's index)
+     */
+    @SuppressWarnings("unchecked")
+    <T> T render(Object part, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
+        CompletableFuture<Optional<Shared>> mine = new CompletableFuture<>();
+        CompletableFuture<Optional<Shared>> first = firsts.putIfAbsent(part, mine);
+        if (first != null) {
+            Optional<Shared> shared = await.apply(first);
+            if (shared != null && shared.isPresent() && shared.get().holdsFor(vars)) {
+                return (T) shared.get().value();
+            }
+            return rendering.render(vars);
+        }
+        ReadRecorder recorder = new ReadRecorder(vars);
+        Optional<Shared> outcome = Optional.empty();
+        try {
+            T value = rendering.render(recorder);
+            if (!recorder.readEverything) {
+                outcome = Optional.of(new Shared(Map.copyOf(recorder.read), value == null ? NULL : value));
+            }
+            return value;
+        } finally {
+            mine.complete(outcome.filter(s -> s.value != NULL));
+        }
+    }
+
+    private static final Object NULL = new Object();
+
+    static boolean sameValue(Object first, Object other) {
+        if (first == other) {
+            return true;
+        }
+        if (first instanceof SameOnEveryHost) {
+            return other instanceof SameOnEveryHost && other.getClass() == first.getClass();
+        }
+        if (first instanceof String || first instanceof Number || first instanceof Boolean) {
+            return first.equals(other);
+        }
+        return first == ABSENT && other == null;
+    }
+
+    /** Stands for "not defined" among the values read (a map copy holds no null). */
+    private static final Object ABSENT = new Object();
+
+    /** The variables as the rendering sees them, with a note of each one it read. */
+    private static final class ReadRecorder extends AbstractMap<String, Object> {
+        private final Map<String, Object> vars;
+        final Map<String, Object> read = new HashMap<>();
+        boolean readEverything;
+
+        ReadRecorder(Map<String, Object> vars) {
+            this.vars = vars;
+        }
+
+        @Override
+        public Object get(Object key) {
+            Object value = vars.get(key);
+            if (key instanceof String name) {
+                read.putIfAbsent(name, value == null ? ABSENT : value);
+            } else {
+                readEverything = true;
+            }
+            return value;
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            get(key);
+            return vars.containsKey(key);
+        }
+
+        @Override
+        public Set<Entry<String, Object>> entrySet() {
+            readEverything = true;
+            return vars.entrySet();
+        }
+
+        @Override
+        public int size() {
+            readEverything = true;
+            return vars.size();
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package dev.provision.engine.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.provision.engine.source.SourcePosition;
+import dev.provision.engine.template.TemplateEngine;
+import dev.provision.engine.template.TemplateException;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class TaskStepTest {
+    private final TemplateEngine templates = new TemplateEngine(List.of());
+    private final AtomicInteger renderings = new AtomicInteger();
+    private final Map<String, List<String>> groups = Map.of("cluster", List.of("node01", "node02", "node03"));
+    private final Map<String, Object> clusterWide = Map.of("node01", "10.0.0.1", "node02", "10.0.0.2", "node03", "10.0.0.3");
+
+    /** A host's variables: its own name and address, and the cluster-wide maps every host shares. */
+    private Map<String, Object> vars(String host, String address) {
+        Map<String, Object> vars = new HashMap<>();
+        vars.put("inventory_hostname", host);
+        vars.put("address", address);
+        vars.put("groups", groups);
+        vars.put("addresses", clusterWide);
+        vars.put("hostvars", new PerReaderView(host));
+        vars.put("domain", new String("cluster.example")); // equal, not the same object, on each host
+        return vars;
+    }
+
+    private Object render(TaskStep step, String text, Map<String, Object> vars) throws Exception {
+        return step.render(0, vars, v -> {
+            renderings.incrementAndGet();
+            return templates.interpolate(text, v, SourcePosition.UNKNOWN);
+        });
+    }
+
+    @Test
+    void argumentsThatReadOnlyWhatEveryHostSharesAreRenderedOnceAndHandedOutAsTheSameObject() throws Exception {
+        TaskStep step = new TaskStep();
+        String text = "${groups.cluster?map(h -> addresses[h] + ' ' + h + '.' + domain + hostvars[h])}";
+        Object first = render(step, text, vars("node01", "10.0.0.1"));
+        Object second = render(step, text, vars("node02", "10.0.0.2"));
+        Object third = render(step, text, vars("node03", "10.0.0.3"));
+        assertEquals(List.of("10.0.0.1 node01.cluster.example!", "10.0.0.2 node02.cluster.example!",
+                "10.0.0.3 node03.cluster.example!"), first);
+        assertSame(first, second);
+        assertSame(first, third);
+        assertEquals(1, renderings.get());
+    }
+
+    @Test
+    void argumentsThatReadAHostsOwnVariableAreRenderedOnEachHost() throws Exception {
+        TaskStep step = new TaskStep();
+        String text = "${groups.cluster?seq_index_of(inventory_hostname)} of ${groups.cluster?size}";
+        assertEquals("0 of 3", render(step, text, vars("node01", "10.0.0.1")));
+        assertEquals("1 of 3", render(step, text, vars("node02", "10.0.0.2")));
+        assertEquals("2 of 3", render(step, text, vars("node03", "10.0.0.3")));
+        assertEquals(3, renderings.get());
+    }
+
+    @Test
+    void aVariableDefinedOnOneHostOnlyIsNotTakenForTheSame() throws Exception {
+        TaskStep step = new TaskStep();
+        String text = "${extra!'none'}";
+        assertEquals("none", render(step, text, vars("node01", "10.0.0.1")));
+        Map<String, Object> withExtra = vars("node02", "10.0.0.2");
+        withExtra.put("extra", "set here");
+        assertEquals("set here", render(step, text, withExtra));
+        assertEquals("none", render(step, text, vars("node03", "10.0.0.3")));
+    }
+
+    @Test
+    void aFailedRenderingIsNotSharedAndEachHostHearsItsOwnFailure() throws Exception {
+        TaskStep step = new TaskStep();
+        String text = "${missing}";
+        assertThrows(TemplateException.class, () -> render(step, text, vars("node01", "10.0.0.1")));
+        Map<String, Object> defined = vars("node02", "10.0.0.2");
+        defined.put("missing", "here now");
+        assertEquals("here now", render(step, text, defined));
+        assertThrows(TemplateException.class, () -> render(step, text, vars("node03", "10.0.0.3")));
+    }
+
+    @Test
+    void aWalkOfEveryVariableIsNotShared() throws Exception {
+        TaskStep step = new TaskStep();
+        String text = "${.data_model?keys?size}";
+        Map<String, Object> more = vars("node02", "10.0.0.2");
+        more.put("one_more", 1);
+        assertEquals("6", String.valueOf(render(step, text, vars("node01", "10.0.0.1"))));
+        assertEquals("7", String.valueOf(render(step, text, more)));
+    }
+
+    @Test
+    void eachPartOfATaskIsSharedOnItsOwn() throws Exception {
+        TaskStep step = new TaskStep();
+        Object first = step.render(0, vars("node01", "10.0.0.1"), v -> List.of("item 0"));
+        Object second = step.render(1, vars("node01", "10.0.0.1"), v -> List.of("item 1"));
+        assertNotSame(first, second);
+        assertEquals(List.of("item 1"), step.render(1, vars("node02", "10.0.0.2"), v -> List.of("not asked")));
+    }
+
+    @Test
+    void hostsArrivingWhileTheFirstRendersWaitForItInsteadOfRenderingAgain() throws Exception {
+        TaskStep step = new TaskStep();
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            Future<Object> first = pool.submit(() -> step.render(0, vars("node01", "10.0.0.1"), v -> {
+                renderings.incrementAndGet();
+                firstStarted.countDown();
+                awaitUninterruptibly(release);
+                return List.of(v.get("groups"));
+            }));
+            firstStarted.await();
+            List<Future<Object>> others = new ArrayList<>();
+            for (int i = 2; i <= 8; i++) {
+                String host = "node0" + i;
+                others.add(pool.submit(() -> step.render(0, vars(host, "10.0.0.9"), v -> {
+                    renderings.incrementAndGet();
+                    return List.of(v.get("groups"));
+                })));
+            }
+            Thread.sleep(100);
+            release.countDown();
+            Object shared = first.get();
+            for (Future<Object> other : others) {
+                assertSame(shared, other.get());
+            }
+            assertEquals(1, renderings.get());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stands for hostvars: one object per reader, the same content for all. */
+    private static final class PerReaderView extends AbstractMap<String, Object> implements SameOnEveryHost {
+        private final String reader;
+
+        PerReaderView(String reader) {
+            this.reader = reader;
+        }
+
+        @Override
+        public Object get(Object key) {
+            return reader.isEmpty() ? null : "!";
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return true;
+        }
+
+        @Override
+        public Set<Entry<String, Object>> entrySet() {
+            return Set.of();
+        }
+    }
+}

@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -45,9 +47,12 @@ import net.schmizz.sshj.common.KeyType;
  * key did not change is left as it is). A host offering a key of a type not recorded for it counts as
  * changed (we ask servers for the recorded types first, see {@link #knownAlgorithms}).
  *
- * <p>Thread-safe: the executor verifies hosts in parallel. Every change re-reads the file first (so
- * that another run's additions survive) and replaces it atomically (temp file and rename); the
- * directory is created {@code 0700}, the file {@code 0600}.
+ * <p>Thread-safe: the executor verifies hosts in parallel. A change re-reads the file first when it
+ * changed on disk since this store last read or wrote it (so that another run's additions survive).
+ * A new host's entry is appended (one write of one line); any other change replaces the file
+ * atomically (temp file and rename). The directory is created {@code 0700}, the file {@code 0600}.
+ * (Rewriting the whole file for every new host, and matching every line for every host, made first
+ * contact with a thousand hosts cost a million parsed lines.)
  */
 public final class KnownHostsStore {
 
@@ -64,7 +69,15 @@ public final class KnownHostsStore {
     private final Set<String> replacedHosts;
     private final Map<String, PublicKey> verified = new HashMap<>();
     private final Set<String> changedKeyHosts = new LinkedHashSet<>();
+    /** The file's lines as last read or written; null before the first read. */
     private List<Line> lines;
+    /** The entries of {@link #lines} by name, and its hashed lines (matched one by one). */
+    private Map<String, List<Entry>> entriesByName;
+    private List<Verbatim> hashedLines;
+    /** Each entry's line number in {@link #lines}, to give a host's entries in file order. */
+    private Map<Line, Integer> positions;
+    /** The file as this store last read or wrote it, to tell whether someone else changed it since. */
+    private Stamp stamp = Stamp.NONE;
     /** knownHostLines by host id: read for every host by every host's ssh_known_hosts task (N² a task). */
     private final Map<String, List<String>> hostLines = new HashMap<>();
 
@@ -118,7 +131,7 @@ public final class KnownHostsStore {
                         + " is not known and --strict-host-keys refuses unknown hosts; record it with a run without"
                         + " --strict-host-keys, or add it to " + file);
             }
-            update(current -> append(current, host, address, port, key));
+            add(entry(host, address, port, key));
         } else if (replacedHosts.contains(host)) {
             update(current -> append(withoutHost(current, host, address, port), host, address, port, key));
         } else {
@@ -240,7 +253,7 @@ public final class KnownHostsStore {
 
     private List<Line> loaded() throws UnreachableException {
         if (lines == null) {
-            lines = readFile();
+            replaceLines(readFile());
         }
         return lines;
     }
@@ -253,26 +266,94 @@ public final class KnownHostsStore {
         }
     }
 
+    /** The file's size, modification time and inode: what tells that another process rewrote it. */
+    private record Stamp(long size, long modified, Object fileKey, boolean endsWithNewline) {
+        static final Stamp NONE = new Stamp(-1, -1, null, false);
+
+        static Stamp of(Path file, boolean endsWithNewline) {
+            try {
+                BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+                return new Stamp(a.size(), a.lastModifiedTime().toMillis(), a.fileKey(), endsWithNewline);
+            } catch (IOException e) {
+                return NONE;
+            }
+        }
+
+        boolean sameFileAs(Stamp other) {
+            return this != NONE && size == other.size && modified == other.modified
+                    && java.util.Objects.equals(fileKey, other.fileKey);
+        }
+    }
+
+    private boolean unchangedOnDisk() {
+        return lines != null && stamp.sameFileAs(Stamp.of(file, false));
+    }
+
     private void update(Change change) throws UnreachableException {
-        List<Line> updated = change.apply(readFile());
+        List<Line> current = unchangedOnDisk() ? lines : readFile();
+        List<Line> updated = change.apply(current);
         writeFile(updated);
-        lines = updated;
+        replaceLines(updated);
+    }
+
+    /** Records a new host's entry: appended to the file when it is as this store left it, else {@link #update}. */
+    private void add(Entry entry) throws UnreachableException {
+        if (!unchangedOnDisk() || !stamp.endsWithNewline()) {
+            update(current -> {
+                List<Line> result = new ArrayList<>(current);
+                result.add(entry);
+                return result;
+            });
+            return;
+        }
+        try (var out = Files.newOutputStream(file, StandardOpenOption.APPEND)) {
+            out.write((entry.text() + "\n").getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UnreachableException("cannot record host keys in " + file + ": " + e.getMessage(), e);
+        }
+        stamp = Stamp.of(file, true);
+        lines.add(entry);
+        index(entry);
         hostLines.clear();
     }
 
+    private void replaceLines(List<Line> content) {
+        lines = new ArrayList<>();
+        entriesByName = new HashMap<>();
+        hashedLines = new ArrayList<>();
+        positions = new java.util.IdentityHashMap<>();
+        content.forEach(line -> {
+            lines.add(line);
+            index(line);
+        });
+        hostLines.clear();
+    }
+
+    /** Indexes the last line of {@link #lines}. */
+    private void index(Line line) {
+        positions.put(line, lines.size() - 1);
+        if (line instanceof Entry entry) {
+            for (String pattern : entry.patterns()) {
+                entriesByName.computeIfAbsent(pattern, p -> new ArrayList<>()).add(entry);
+            }
+        } else if (line instanceof Verbatim verbatim && !verbatim.patterns().isEmpty()) {
+            hashedLines.add(verbatim);
+        }
+    }
+
     private List<Line> readFile() throws UnreachableException {
-        List<String> text;
+        byte[] bytes;
         try {
-            text = Files.readAllLines(file, StandardCharsets.UTF_8);
+            bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
+            stamp = Stamp.NONE;
             return List.of();
         } catch (IOException e) {
             throw new UnreachableException("cannot read known hosts file " + file + ": " + e.getMessage(), e);
         }
+        stamp = Stamp.of(file, bytes.length == 0 || bytes[bytes.length - 1] == '\n');
         List<Line> result = new ArrayList<>();
-        for (String line : text) {
-            result.add(parse(line));
-        }
+        new String(bytes, StandardCharsets.UTF_8).lines().forEach(line -> result.add(parse(line)));
         return List.copyOf(result);
     }
 
@@ -326,6 +407,7 @@ public final class KnownHostsStore {
                 } catch (AtomicMoveNotSupportedException e) {
                     Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
                 }
+                stamp = Stamp.of(file, true);
             } finally {
                 Files.deleteIfExists(temp);
             }
@@ -336,21 +418,23 @@ public final class KnownHostsStore {
 
     // --- matching and editing ---
 
-    private static List<Entry> entriesFor(List<Line> content, String host, String address, int port) {
+    /** The entries naming the host or its address, in file order; {@code content} is {@link #loaded()}. */
+    private List<Entry> entriesFor(List<Line> content, String host, String address, int port) {
+        if (content.isEmpty()) {
+            return List.of();
+        }
         Set<String> names = names(host, address, port);
-        List<Entry> result = new ArrayList<>();
-        for (Line line : content) {
-            if (line instanceof Entry entry && entry.patterns().stream().anyMatch(names::contains)) {
-                result.add(entry);
-            } else if (line instanceof Verbatim verbatim && !verbatim.patterns().isEmpty()
-                    && verbatim.patterns().stream().anyMatch(p -> hashedMatches(p, names))) {
-                Line parsed = reparseHashed(verbatim);
-                if (parsed instanceof Entry entry) {
-                    result.add(entry);
-                }
+        java.util.SortedMap<Integer, Entry> byPosition = new java.util.TreeMap<>();
+        for (String name : names) {
+            entriesByName.getOrDefault(name, List.of()).forEach(e -> byPosition.put(positions.get(e), e));
+        }
+        for (Verbatim verbatim : hashedLines) {
+            if (verbatim.patterns().stream().anyMatch(p -> hashedMatches(p, names))
+                    && reparseHashed(verbatim) instanceof Entry entry) {
+                byPosition.put(positions.get(verbatim), entry);
             }
         }
-        return result;
+        return List.copyOf(byPosition.values());
     }
 
     private static Line reparseHashed(Verbatim verbatim) {
@@ -387,12 +471,16 @@ public final class KnownHostsStore {
 
     private static List<Line> append(List<Line> current, String host, String address, int port, PublicKey key) {
         List<Line> result = new ArrayList<>(current);
+        result.add(entry(host, address, port, key));
+        return List.copyOf(result);
+    }
+
+    private static Entry entry(String host, String address, int port, PublicKey key) {
         List<String> patterns = host.equals(address)
                 ? List.of(pattern(host, port))
                 : List.of(pattern(host, port), pattern(address, port));
         byte[] blob = blob(key);
-        result.add(new Entry(patterns, keyType(key), Base64.getEncoder().encodeToString(blob), key, blob));
-        return List.copyOf(result);
+        return new Entry(patterns, keyType(key), Base64.getEncoder().encodeToString(blob), key, blob);
     }
 
     /** Drops the host's names from every entry (and hashed lines naming it); other hosts keep theirs. */

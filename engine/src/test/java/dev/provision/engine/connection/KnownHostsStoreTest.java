@@ -47,6 +47,62 @@ class KnownHostsStoreTest {
     }
 
     @Test
+    void newHostsAreAppendedToTheFileAsItWasAndFoundAmongMany() throws Exception {
+        Files.createDirectories(file().getParent());
+        PublicKey first = ecKey();
+        String admin = "# the admin's comment\nbastion " + KnownHostsStore.openSshKey(first) + "\n";
+        Files.writeString(file(), admin);
+        Object inode = Files.readAttributes(file(), java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        KnownHostsStore store = store(KnownHostsStore.Policy.ACCEPT_NEW);
+        List<PublicKey> keys = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            PublicKey key = ecKey();
+            keys.add(key);
+            store.verify("node" + i, "10.0.0." + i, 22, key);
+        }
+        String text = Files.readString(file());
+        assertTrue(text.startsWith(admin), "the file's own lines are kept as they were");
+        assertEquals(inode, Files.readAttributes(file(), java.nio.file.attribute.BasicFileAttributes.class).fileKey(),
+                "appended to, not replaced");
+        assertEquals(52, text.lines().count());
+        // every one is known to this store and to a new one, under its name and under its address
+        for (int i = 0; i < 50; i++) {
+            store.verify("node" + i, "10.0.0." + i, 22, keys.get(i));
+            store(KnownHostsStore.Policy.STRICT).verify("10.0.0." + i, "10.0.0." + i, 22, keys.get(i));
+        }
+        assertEquals(List.of(KnownHostsStore.openSshKey(keys.get(7))), store.knownHostLines("node7", 22));
+    }
+
+    @Test
+    void aLineAnotherRunAddedMeanwhileSurvivesTheNextChange() throws Exception {
+        KnownHostsStore store = store(KnownHostsStore.Policy.ACCEPT_NEW);
+        PublicKey mine = ecKey();
+        store.verify("node01", "10.0.0.1", 22, mine);
+        PublicKey theirs = ecKey();
+        // another provision run rewrites the file (temp file and rename) with one more host
+        Path temp = directory.resolve("other-run.tmp");
+        Files.writeString(temp, Files.readString(file()) + "node02,10.0.0.2 " + KnownHostsStore.openSshKey(theirs) + "\n");
+        Files.move(temp, file(), java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        PublicKey third = ecKey();
+        store.verify("node03", "10.0.0.3", 22, third);
+        assertEquals(List.of("node01,10.0.0.1 " + KnownHostsStore.openSshKey(mine),
+                "node02,10.0.0.2 " + KnownHostsStore.openSshKey(theirs),
+                "node03,10.0.0.3 " + KnownHostsStore.openSshKey(third)), Files.readAllLines(file()));
+        store.verify("node02", "10.0.0.2", 22, theirs);
+    }
+
+    @Test
+    void aFileWithoutAFinalNewlineGetsOneBeforeTheNewLine() throws Exception {
+        Files.createDirectories(file().getParent());
+        PublicKey first = ecKey();
+        Files.writeString(file(), "bastion " + KnownHostsStore.openSshKey(first));
+        PublicKey key = ecKey();
+        store(KnownHostsStore.Policy.ACCEPT_NEW).verify("node01", "10.0.0.1", 22, key);
+        assertEquals(List.of("bastion " + KnownHostsStore.openSshKey(first), "node01,10.0.0.1 " + KnownHostsStore.openSshKey(key)),
+                Files.readAllLines(file()));
+    }
+
+    @Test
     void writesOnlyTheNameWhenTheAddressIsTheName() throws Exception {
         PublicKey key = ecKey();
         store(KnownHostsStore.Policy.ACCEPT_NEW).verify("node01", "node01", 22, key);

@@ -23,12 +23,19 @@ final class EngineTaskContext implements TaskContext {
     private final PlayContext play;
     private final Task task;
     private final Map<String, Object> vars;
+    private final TaskStep step;
 
-    EngineTaskContext(HostView host, PlayContext play, Task task, Map<String, Object> vars) {
+    EngineTaskContext(HostView host, PlayContext play, Task task, Map<String, Object> vars, TaskStep step) {
         this.host = host;
         this.play = play;
         this.task = task;
         this.vars = vars;
+        this.step = step;
+    }
+
+    @Override
+    public <T> T sharedByAllHosts(Object key, Derivation<T> derivation) throws ModuleException {
+        return step.shared(key, derivation);
     }
 
     @Override

@@ -127,16 +127,32 @@ final class RunAhead {
         return finished.getOrDefault(target, 0) >= readerAt || stopped.contains(target);
     }
 
+    /** {@link #stillInPlay}'s answer at a task, for the candidates it was given (the same list object for every host). */
+    private record InPlay(List<String> candidates, List<String> hosts) {
+    }
+
+    private final Map<Integer, InPlay> inPlayAt = new ConcurrentHashMap<>();
+
     /**
      * {@code candidates} less the hosts that failed before the task {@code reader} is running, once
-     * every one of them has caught up: {@code play_hosts} as the linear strategy would show it.
+     * every one of them has caught up: {@code play_hosts} as the linear strategy would show it. The
+     * answer is the same for every reader at that task (the hosts that failed before it are all
+     * known once they caught up), so it is worked out once per task, not once per reader.
      */
     List<String> stillInPlay(String reader, List<String> candidates) {
-        candidates.forEach(c -> awaitCaughtUp(reader, c));
         Integer readerAt = running.get(reader);
-        if (readerAt == null || failedAt.isEmpty()) {
+        if (readerAt == null) {
+            candidates.forEach(c -> awaitCaughtUp(reader, c));
             return candidates;
         }
-        return candidates.stream().filter(c -> failedAt.getOrDefault(c, Integer.MAX_VALUE) >= readerAt).toList();
+        InPlay known = inPlayAt.get(readerAt);
+        if (known != null && known.candidates() == candidates) {
+            return known.hosts();
+        }
+        candidates.forEach(c -> awaitCaughtUp(reader, c));
+        List<String> hosts = failedAt.isEmpty() ? candidates
+                : candidates.stream().filter(c -> failedAt.getOrDefault(c, Integer.MAX_VALUE) >= readerAt).toList();
+        inPlayAt.put(readerAt, new InPlay(candidates, hosts));
+        return hosts;
     }
 }

@@ -152,7 +152,7 @@ final class TaskRunner {
             if (attempt > 1) {
                 reads.forget(); // until waits for the host to change: read it afresh
             }
-            result = attempt(task, host, module, params, connection, vars, label, handler, reads);
+            result = attempt(task, host, module, params, connection, vars, label, handler, reads, step);
             if (task.until().isEmpty() || result.status() == TaskStatus.FAILED && attempt == attempts) {
                 break;
             }
@@ -170,12 +170,12 @@ final class TaskRunner {
     }
 
     private TaskResult attempt(Task task, HostState host, TaskModule module, Params params, Connection connection,
-                               Map<String, Object> vars, String label, boolean handler, HostReads reads)
+                               Map<String, Object> vars, String label, boolean handler, HostReads reads, TaskStep step)
             throws TemplateException, UnreachableException {
         boolean check = checkMode(task);
         ConnectionHostView view = new ConnectionHostView(host.name(), connection, host.facts(),
                 check ? Optional.of(host.forecast) : Optional.empty(), reads);
-        EngineTaskContext context = new EngineTaskContext(view, play, task, vars);
+        EngineTaskContext context = new EngineTaskContext(view, play, task, vars, step);
         Plan plan;
         try {
             plan = module.plan(params, context);

@@ -1,7 +1,9 @@
 package dev.provision.engine.exec;
 
 import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamException;
+import dev.provision.modules.spi.TaskContext;
 import java.util.AbstractMap;
 import java.util.HashMap;
 import java.util.Map;
@@ -9,17 +11,16 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
- * One task's run over the hosts of a batch. What a part of the task (its loop, its arguments for
- * one item) renders to on the first host is shared with every other host on which it must render
+ * One task's run over the hosts of a batch. What a part of the task (its arguments for one item
+ * of its loop) renders to on the first host is shared with every other host on which it must render
  * the same: when every variable the first rendering read holds the same value on that host.
  *
  * <p>Why: arguments that span the cluster ({@code groups[...]?map(h -> hostvars[h]...)}) are the
  * same on a thousand hosts, and rendered on each they made a task's cost grow with the square of
- * the cluster. Shared, they are rendered once, and a module that derives something from such an
- * argument sees the very same object on every host ({@code DerivedOnce}).
+ * the cluster. Shared, they are rendered once; what a module derives from them, or from the
+ * inventory, it shares the same way ({@link #shared}, {@code TaskContext.sharedByAllHosts}).
  *
  * <p>The same value: the very object, or an equal string, number or boolean (a variable rendered
  * from a template is a new string on each host); {@link SameOnEveryHost} values count as one. A
@@ -46,7 +47,8 @@ final class TaskStep {
     }
 
     private final Map<Object, CompletableFuture<Optional<Shared>>> firsts = new ConcurrentHashMap<>();
-    private final Function<CompletableFuture<Optional<Shared>>, Optional<Shared>> await;
+    private final Map<Object, CompletableFuture<Optional<Object>>> derived = new ConcurrentHashMap<>();
+    private final RunAhead progress;
 
     /** A step outside a run ahead: a host waits for the first one's rendering as it is. */
     TaskStep() {
@@ -55,7 +57,34 @@ final class TaskStep {
 
     /** @param progress the run ahead the step is part of, which lends a waiting host's fork; or null */
     TaskStep(RunAhead progress) {
-        this.await = progress == null ? CompletableFuture::join : f -> progress.whileWaiting(f::join);
+        this.progress = progress;
+    }
+
+    /** The first host's outcome; null when this thread was interrupted meanwhile. */
+    private <V> V await(CompletableFuture<V> first) {
+        return progress == null ? first.join() : progress.whileWaiting(first::join);
+    }
+
+    /**
+     * What a module derives once for all hosts ({@code TaskContext.sharedByAllHosts}): the first
+     * host's value for {@code key}, derived now by the first host that asks.
+     */
+    @SuppressWarnings("unchecked")
+    <T> T shared(Object key, TaskContext.Derivation<T> derivation) throws ModuleException {
+        CompletableFuture<Optional<Object>> mine = new CompletableFuture<>();
+        CompletableFuture<Optional<Object>> first = derived.putIfAbsent(key, mine);
+        if (first != null) {
+            Optional<Object> value = await(first);
+            return value != null && value.isPresent() ? (T) value.get() : derivation.derive();
+        }
+        Optional<Object> outcome = Optional.empty();
+        try {
+            T value = derivation.derive();
+            outcome = Optional.ofNullable(value);
+            return value;
+        } finally {
+            mine.complete(outcome);
+        }
     }
 
     /**
@@ -69,7 +98,7 @@ final class TaskStep {
         CompletableFuture<Optional<Shared>> mine = new CompletableFuture<>();
         CompletableFuture<Optional<Shared>> first = firsts.putIfAbsent(part, mine);
         if (first != null) {
-            Optional<Shared> shared = await.apply(first);
+            Optional<Shared> shared = await(first);
             if (shared != null && shared.isPresent() && shared.get().holdsFor(vars)) {
                 return (T) shared.get().value();
             }

@@ -145,6 +145,29 @@ class TaskStepTest {
         }
     }
 
+    @Test
+    void whatAModuleDerivesForAllHostsIsDerivedOnceAKeyAndARefusalIsNotShared() throws Exception {
+        TaskStep step = new TaskStep();
+        AtomicInteger derivations = new AtomicInteger();
+        List<String> members = List.of("node01", "node02");
+        Object first = step.shared(List.of("group", "cluster"), () -> {
+            derivations.incrementAndGet();
+            return new ArrayList<>(members);
+        });
+        Object second = step.shared(List.of("group", "cluster"), () -> {
+            derivations.incrementAndGet();
+            return List.of("not asked");
+        });
+        assertSame(first, second);
+        assertEquals(1, derivations.get());
+        assertEquals(List.of("other"), step.shared(List.of("group", "other"), () -> List.of("other")));
+
+        assertThrows(dev.provision.modules.spi.ModuleException.class, () -> step.shared("refused", () -> {
+            throw new dev.provision.modules.spi.ModuleException("host node02 of group cluster has no IP address");
+        }));
+        assertEquals("derived again", step.shared("refused", () -> "derived again"));
+    }
+
     private static void awaitUninterruptibly(CountDownLatch latch) {
         try {
             latch.await();

@@ -95,7 +95,8 @@ public final class HostsModule implements TaskModule {
         boolean present = params.string("state").equals("present");
         List<HostEntry> entries = new ArrayList<>();
         if (params.has("group")) {
-            entries.addAll(fromGroup(params.string("group"), context.inventory()));
+            String group = params.string("group");
+            entries.addAll(context.sharedByAllHosts(List.of("group", group), () -> fromGroup(group, context.inventory())));
         }
         entries.addAll(fromList(params.list("entries")));
         if (present && entries.isEmpty()) {
@@ -247,7 +248,7 @@ public final class HostsModule implements TaskModule {
             }
             entries.add(entry(address.get(), names, "host " + host));
         }
-        return entries;
+        return List.copyOf(entries);
     }
 
     private static HostEntry entry(String address, List<String> names, String where) throws ModuleException {

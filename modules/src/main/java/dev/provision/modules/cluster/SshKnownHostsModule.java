@@ -5,7 +5,6 @@ import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.Command.Attributes;
 import dev.provision.modules.spi.Diff;
-import dev.provision.modules.spi.DerivedOnce;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -53,9 +52,6 @@ public final class SshKnownHostsModule implements TaskModule {
             .withDefault("path", Type.STRING, DEFAULT_PATH)
             .build();
 
-    /** The known-hosts lines of an {@code entries} list: the same list on every host of a task. */
-    private final DerivedOnce<List<Object>, List<String>> linesOf = new DerivedOnce<>(SshKnownHostsModule::lines);
-
     public SshKnownHostsModule() {
     }
 
@@ -82,7 +78,8 @@ public final class SshKnownHostsModule implements TaskModule {
         }
         boolean present = params.string("state").equals("present");
         boolean exclusive = params.bool("exclusive");
-        List<String> lines = linesOf.of(params.list("entries"));
+        List<Object> entries = params.list("entries");
+        List<String> lines = context.sharedByAllHosts(entries, () -> lines(entries));
         if (present && lines.isEmpty()) {
             throw new ModuleException("entries lists no host key");
         }

@@ -32,6 +32,27 @@ public interface TaskContext {
      */
     Map<String, Object> controllerVars(String name) throws ModuleException;
 
+    /** Computes what {@link #sharedByAllHosts} shares; may refuse. */
+    interface Derivation<T> {
+        T derive() throws ModuleException;
+    }
+
+    /**
+     * A value that is the same on every host of this task, computed by the first host that asks
+     * and handed to the others: parsed keys of an argument, the entries of an inventory group. A
+     * thousand hosts each building the same thousand-entry list made a task's cost grow with the
+     * square of the cluster. {@code derivation} must not depend on this host (not {@link #host()},
+     * not this host's own variables), only on what {@code key} names; a refusal is not shared (each
+     * host that asks derives again, and hears it itself).
+     *
+     * @param key what the value is derived from, compared with {@code equals}: an argument (the engine
+     *     hands every host the very same object when an argument renders the same on each), or a
+     *     list of what the derivation reads ({@code List.of("group", name)})
+     */
+    default <T> T sharedByAllHosts(Object key, Derivation<T> derivation) throws ModuleException {
+        return derivation.derive();
+    }
+
     /** The inventory: groups and other hosts' variables. */
     default InventoryView inventory() {
         return InventoryView.of(variables());

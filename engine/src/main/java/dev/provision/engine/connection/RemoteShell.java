@@ -10,6 +10,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.channel.direct.Session;
 
@@ -86,7 +87,8 @@ final class RemoteShell implements AutoCloseable {
      * Starts a shell on a new session channel of {@code client}.
      *
      * @throws IOException when the channel cannot be opened or the shell does not answer READY (a
-     *                     host without {@code setsid}, {@code base64} or a writable {@code /tmp})
+     *                     host without {@code setsid}, {@code base64} or a writable {@code /tmp}) within
+     *                     {@code timeoutMillis}
      */
     static RemoteShell start(SSHClient client, long timeoutMillis) throws IOException {
         Session session = client.startSession();
@@ -95,10 +97,16 @@ final class RemoteShell implements AutoCloseable {
             Session.Command command = session.exec("exec /bin/sh -s");
             remote = new RemoteShell(session, command);
             RemoteShell starting = remote;
+            // Who comes first, the READY or the watchdog, decides: a watchdog that woke as the shell
+            // answered must not hang up on a shell already handed out (its next command would find
+            // the stream closed, and the task would fail on a healthy host).
+            AtomicReference<String> outcome = new AtomicReference<>();
             Thread watchdog = Thread.ofVirtual().name("provision-shell-start").start(() -> {
                 try {
                     Thread.sleep(timeoutMillis);
-                    starting.close(); // a shell that hangs in its start-up: give up on it
+                    if (outcome.compareAndSet(null, "gave up")) {
+                        starting.close(); // a shell that hangs in its start-up: give up on it
+                    }
                 } catch (InterruptedException e) {
                     // started in time
                 }
@@ -110,6 +118,9 @@ final class RemoteShell implements AutoCloseable {
                     if (lines > 200) {
                         throw new IOException("the remote shell did not start");
                     }
+                }
+                if (!outcome.compareAndSet(null, "started")) {
+                    throw new IOException("the remote shell did not start within " + timeoutMillis + " ms");
                 }
             } finally {
                 watchdog.interrupt();

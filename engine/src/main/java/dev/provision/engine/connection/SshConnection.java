@@ -48,15 +48,22 @@ public final class SshConnection implements Connection {
     private final SSHClient client;
     private final PublicKey hostKey;
     private final Semaphore sessions = new Semaphore(MAX_SESSIONS, true);
+    private final Semaphore starts;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ConcurrentLinkedDeque<RemoteShell> idleShells = new ConcurrentLinkedDeque<>();
     private volatile boolean shellsWork = true;
 
-    SshConnection(String hostName, String destination, SSHClient client, PublicKey hostKey) {
+    /**
+     * @param starts paces the start of remote shells across connections (the factory's handshake
+     *     limit): a thousand hosts starting their first shell at once made the nodes' sshd and the
+     *     controller share the CPU a thousand ways, and the slowest starts ran past their time limit
+     */
+    SshConnection(String hostName, String destination, SSHClient client, PublicKey hostKey, Semaphore starts) {
         this.hostName = requireNonNull(hostName, "hostName cannot be null");
         this.destination = requireNonNull(destination, "destination cannot be null");
         this.client = requireNonNull(client, "client cannot be null");
         this.hostKey = requireNonNull(hostKey, "hostKey cannot be null");
+        this.starts = requireNonNull(starts, "starts cannot be null");
     }
 
     @Override
@@ -101,6 +108,7 @@ public final class SshConnection implements Connection {
             shell.close();
         }
         requireConnected();
+        starts.acquireUninterruptibly();
         try {
             return RemoteShell.start(client, SHELL_START_MILLIS);
         } catch (IOException e) {
@@ -109,6 +117,8 @@ public final class SshConnection implements Connection {
             }
             shellsWork = false;
             return null;
+        } finally {
+            starts.release();
         }
     }
 

@@ -49,6 +49,7 @@ import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
  * share the controller's CPU a thousand ways, each key exchange slowing all the others until the
  * slowest ran past the transport's timeout, and an sshd that several hosts share (a NAT, ports on
  * one address) drops connections beyond its {@code MaxStartups} (10 unauthenticated by default).
+ * The start of a connection's remote shells is paced by the same limit (see {@link SshConnection}).
  *
  * <p>Thread-safe: the executor opens hosts in parallel. {@link #close()} disconnects the shared jump
  * hosts; the connections it opened are the caller's to close.
@@ -214,7 +215,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
                     + host.jump().map(j -> " via jump host " + j.host()).orElse(""), e, settings.connectTimeout()));
         }
         authenticate(client, host.user(), keys, host.destination());
-        return new SshConnection(host.hostName(), destination, client, check.verifiedKey().orElseThrow());
+        return new SshConnection(host.hostName(), destination, client, check.verifiedKey().orElseThrow(), handshakes);
     }
 
     private SSHClient newClient(HostKeyCheck check) {

@@ -68,6 +68,10 @@ public final class HostsModule implements TaskModule {
         }
     }
 
+    /** The block's entries, each name's address, and the block's text. */
+    private record Block(List<HostEntry> entries, Map<String, String> addressOf, String text) {
+    }
+
     public HostsModule() {
     }
 
@@ -93,22 +97,28 @@ public final class HostsModule implements TaskModule {
             throw new ModuleException("path must be an absolute path, got '" + path + "'");
         }
         boolean present = params.string("state").equals("present");
-        List<HostEntry> entries = new ArrayList<>();
-        if (params.has("group")) {
-            String group = params.string("group");
-            entries.addAll(context.sharedByAllHosts(List.of("group", group), () -> fromGroup(group, context.inventory())));
-        }
-        entries.addAll(fromList(params.list("entries")));
+        Optional<String> group = params.has("group") ? Optional.of(params.string("group")) : Optional.empty();
+        List<Object> listed = params.list("entries");
+        // The same on every host: the group's members are read through hostvars, never this host.
+        Block cluster = context.sharedByAllHosts(List.of("hosts", group, listed), () -> {
+            List<HostEntry> all = new ArrayList<>();
+            if (group.isPresent()) {
+                all.addAll(fromGroup(group.get(), context.inventory()));
+            }
+            all.addAll(fromList(listed));
+            return new Block(List.copyOf(all), addressByName(all), block(all));
+        });
+        List<HostEntry> entries = cluster.entries();
         if (present && entries.isEmpty()) {
             throw new ModuleException("no entries: give entries, or a group with hosts in it");
         }
-        Map<String, String> addressOf = addressByName(entries);
+        Map<String, String> addressOf = cluster.addressOf();
         Optional<FileContentPlanner.Existing> existing = FileContentPlanner.read(context.host(), path);
         if (existing.isEmpty()) {
             if (!present) {
                 return Plan.converged(path + " does not exist; no cluster block to remove");
             }
-            String created = ManagedBlock.put("", MARKERS, block(entries), InsertPosition.END_OF_FILE);
+            String created = ManagedBlock.put("", MARKERS, cluster.text(), InsertPosition.END_OF_FILE);
             return FileContentPlanner.create(context.host(), path, created.getBytes(StandardCharsets.UTF_8),
                     new Attributes(Optional.of("0644"), Optional.of("root"), Optional.of("root")));
         }
@@ -119,7 +129,7 @@ public final class HostsModule implements TaskModule {
                     "remove the cluster block from " + path, path + " has no cluster block");
         }
         boolean hadBlock = ManagedBlock.isPresent(text, MARKERS);
-        String withBlock = ManagedBlock.put(text, MARKERS, block(entries), InsertPosition.END_OF_FILE);
+        String withBlock = ManagedBlock.put(text, MARKERS, cluster.text(), InsertPosition.END_OF_FILE);
         List<String> untrapped = new ArrayList<>();
         String edited = withoutLoopbackTraps(withBlock, addressOf, untrapped);
         List<String> parts = new ArrayList<>();
@@ -248,7 +258,7 @@ public final class HostsModule implements TaskModule {
             }
             entries.add(entry(address.get(), names, "host " + host));
         }
-        return List.copyOf(entries);
+        return entries;
     }
 
     private static HostEntry entry(String address, List<String> names, String where) throws ModuleException {

@@ -133,7 +133,7 @@ public final class KnownHostsStore {
             }
             add(entry(host, address, port, key));
         } else if (replacedHosts.contains(host)) {
-            update(current -> append(withoutHost(current, host, address, port), host, address, port, key));
+            update(current -> append(withoutHost(current, host, address, port), entry(host, address, port, key)));
         } else {
             Entry old = known.stream().filter(e -> e.keyType().equals(keyType(key))).findFirst().orElse(known.get(0));
             changedKeyHosts.add(host);
@@ -299,11 +299,7 @@ public final class KnownHostsStore {
     /** Records a new host's entry: appended to the file when it is as this store left it, else {@link #update}. */
     private void add(Entry entry) throws UnreachableException {
         if (!unchangedOnDisk() || !stamp.endsWithNewline()) {
-            update(current -> {
-                List<Line> result = new ArrayList<>(current);
-                result.add(entry);
-                return result;
-            });
+            update(current -> append(current, entry));
             return;
         }
         try (var out = Files.newOutputStream(file, StandardOpenOption.APPEND)) {
@@ -469,9 +465,9 @@ public final class KnownHostsStore {
         }
     }
 
-    private static List<Line> append(List<Line> current, String host, String address, int port, PublicKey key) {
+    private static List<Line> append(List<Line> current, Entry entry) {
         List<Line> result = new ArrayList<>(current);
-        result.add(entry(host, address, port, key));
+        result.add(entry);
         return List.copyOf(result);
     }
 

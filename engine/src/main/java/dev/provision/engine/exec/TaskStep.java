@@ -13,8 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One task's run over the hosts of a batch. What a part of the task (its arguments for one item
- * of its loop) renders to on the first host is shared with every other host on which it must render
+ * One task's run over the hosts of a batch. What the task's arguments (for one item of its loop)
+ * render to on the first host is shared with every other host on which it must render
  * the same: when every variable the first rendering read holds the same value on that host.
  *
  * <p>Why: arguments that span the cluster ({@code groups[...]?map(h -> hostvars[h]...)}) are the
@@ -29,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (the first may be waiting for other hosts to catch up, and they may need that fork).
  */
 final class TaskStep {
-    /** A rendering of one part of the task. */
+    /** A rendering of the task's arguments. */
     interface Rendering<T> {
         T render(Map<String, Object> vars) throws TemplateException, ParamException;
     }
@@ -46,7 +46,7 @@ final class TaskStep {
         }
     }
 
-    private final Map<Object, CompletableFuture<Optional<Shared>>> firsts = new ConcurrentHashMap<>();
+    private final Map<Integer, CompletableFuture<Optional<Shared>>> firsts = new ConcurrentHashMap<>();
     private final Map<Object, CompletableFuture<Optional<Object>>> derived = new ConcurrentHashMap<>();
     private final RunAhead progress;
 
@@ -88,15 +88,13 @@ final class TaskStep {
     }
 
     /**
-     * {@code part}'s rendering on the host whose variables are {@code vars}: the first host's, when
-     * it holds here too, else this host's own.
-     *
-     * @param part which part of the task (compared with {@code equals}: a name, an item's index)
+     * The arguments of loop item {@code item} (0 without a loop) on the host whose variables are
+     * {@code vars}: the first host's rendering, when it holds here too, else this host's own.
      */
     @SuppressWarnings("unchecked")
-    <T> T render(Object part, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
+    <T> T render(int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
         CompletableFuture<Optional<Shared>> mine = new CompletableFuture<>();
-        CompletableFuture<Optional<Shared>> first = firsts.putIfAbsent(part, mine);
+        CompletableFuture<Optional<Shared>> first = firsts.putIfAbsent(item, mine);
         if (first != null) {
             Optional<Shared> shared = await(first);
             if (shared != null && shared.isPresent() && shared.get().holdsFor(vars)) {
@@ -108,16 +106,14 @@ final class TaskStep {
         Optional<Shared> outcome = Optional.empty();
         try {
             T value = rendering.render(recorder);
-            if (!recorder.readEverything) {
-                outcome = Optional.of(new Shared(Map.copyOf(recorder.read), value == null ? NULL : value));
+            if (!recorder.readEverything && value != null) {
+                outcome = Optional.of(new Shared(Map.copyOf(recorder.read), value));
             }
             return value;
         } finally {
-            mine.complete(outcome.filter(s -> s.value != NULL));
+            mine.complete(outcome);
         }
     }
-
-    private static final Object NULL = new Object();
 
     static boolean sameValue(Object first, Object other) {
         if (first == other) {

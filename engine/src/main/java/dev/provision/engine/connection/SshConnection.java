@@ -272,6 +272,7 @@ public final class SshConnection implements Connection {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            Heartbeat.end(client);
             try {
                 client.disconnect();
             } catch (IOException e) {

@@ -15,7 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Semaphore;
 import java.util.stream.Collectors;
-import net.schmizz.keepalive.KeepAliveProvider;
 import net.schmizz.sshj.DefaultConfig;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.channel.direct.DirectConnection;
@@ -39,7 +38,7 @@ import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
  * through a direct-tcpip channel and verified and authenticated end to end.
  *
  * <p>Every host key (jump hosts included) is checked against the {@link KnownHostsStore}. Keepalive
- * every {@value #KEEP_ALIVE_SECONDS} s; a host that stops answering is dropped after
+ * every {@value #KEEP_ALIVE_SECONDS} s (one timer for all connections, {@link Heartbeat}); a host that stops answering is dropped after
  * {@value #KEEP_ALIVE_MISSED} missed replies (its commands then fail as unreachable). Every failure to connect, verify or authenticate is an {@link UnreachableException} with
  * one line, e.g. {@code ssh: connect to 10.1.0.5:22: connection refused}.
  *
@@ -123,7 +122,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
         this.handshakes = new Semaphore(handshakeLimit, true);
         // One configuration (its algorithm lists are costly to build) shared, read-only, by every client.
         this.config = new DefaultConfig();
-        config.setKeepAliveProvider(KeepAliveProvider.KEEP_ALIVE);
+        config.setKeepAliveProvider(Heartbeat.provider());
     }
 
     @Override
@@ -221,11 +220,6 @@ public final class SshConnectionFactory implements ConnectionFactory {
     private SSHClient newClient(HostKeyCheck check) {
         SSHClient client = new SSHClient(config);
         client.setConnectTimeout(Math.toIntExact(settings.connectTimeout().toMillis()));
-        // Before connecting: sshj starts the keepalive thread on connect only when an interval is set.
-        client.getConnection().getKeepAlive().setKeepAliveInterval(KEEP_ALIVE_SECONDS);
-        if (client.getConnection().getKeepAlive() instanceof net.schmizz.keepalive.KeepAliveRunner runner) {
-            runner.setMaxAliveCount(KEEP_ALIVE_MISSED);
-        }
         client.addHostKeyVerifier(check);
         return client;
     }
@@ -264,6 +258,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
         String tried = keys.stream().map(key -> display(key.file())).collect(Collectors.joining(", "));
         try {
             client.authPublickey(user, keys.stream().map(UsableKey::key).toList());
+            Heartbeat.begin(client, KEEP_ALIVE_SECONDS, KEEP_ALIVE_MISSED);
         } catch (UserAuthException e) {
             closeQuietly(client);
             throw new UnreachableException("ssh: authentication as " + user + " to " + destination
@@ -360,6 +355,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
     }
 
     private static void closeQuietly(SSHClient client) {
+        Heartbeat.end(client);
         try {
             client.close();
         } catch (IOException e) {

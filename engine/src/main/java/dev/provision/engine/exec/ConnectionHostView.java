@@ -23,18 +23,26 @@ final class ConnectionHostView implements HostView {
     private final Optional<Forecast> forecast;
     /** What was read already (contents come along with a stat): the state a plan starts from, read once. */
     private final HostReads reads;
+    /** What the task's other hosts sent of their larger files: see {@link SharedContents}. */
+    private final SharedContents shared;
     static final int CONTENT_WITH_STAT_MAX = 256 * 1024;
     private static final byte[] CONTENT_MARKER = "\nCONTENT\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] DIGEST_MARKER = "\nDIGEST ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final int DIGEST_LENGTH = 64;
 
     /** @param forecast in check mode, the host's forecast state, consulted before the real one */
     ConnectionHostView(String name, Connection connection, Map<String, Object> facts, Optional<Forecast> forecast) {
-        this(name, connection, facts, forecast, new HostReads());
+        this(name, connection, facts, forecast, new HostReads(), new SharedContents());
     }
 
-    /** @param reads shared by the items of a loop, see {@link HostReads} */
+    /**
+     * @param reads shared by the items of a loop, see {@link HostReads}
+     * @param shared shared by the hosts of a task, see {@link SharedContents}
+     */
     ConnectionHostView(String name, Connection connection, Map<String, Object> facts, Optional<Forecast> forecast,
-                       HostReads reads) {
+                       HostReads reads, SharedContents shared) {
         this.reads = requireNonNull(reads, "reads cannot be null");
+        this.shared = requireNonNull(shared, "shared cannot be null");
         reads.readingFrom(connection);
         this.name = requireNonNull(name, "name cannot be null");
         this.connection = requireNonNull(connection, "connection cannot be null");
@@ -77,7 +85,7 @@ final class ConnectionHostView implements HostView {
             return Optional.of(known);
         }
         try {
-            Optional<byte[]> content = connection.read(path);
+            Optional<byte[]> content = connection.read(path).map(c -> shared.offer(path, c));
             content.ifPresent(c -> reads.content(path, c));
             return content;
         } catch (ConnectionException e) {
@@ -125,11 +133,17 @@ final class ConnectionHostView implements HostView {
         }
         String p = ShellWords.quote(path);
         // A small regular file's content comes along (after a CONTENT line): a module that stats a
-        // file nearly always reads it next, and one round trip is cheaper than two.
+        // file nearly always reads it next, and one round trip is cheaper than two. Where the task's
+        // other hosts had larger files in common, its digest comes instead (a DIGEST line).
+        String send = "printf 'CONTENT\\n'; cat -- " + p + " || true;";
+        if (shared.wantsDigest(path)) {
+            send = "if [ \"${l##*|}\" -ge " + SharedContents.MIN_SIZE + " ] && d=$(sha256sum -- " + p
+                    + " 2>/dev/null); then printf 'DIGEST %." + DIGEST_LENGTH + "s\\n' \"$d\"; else " + send + " fi;";
+        }
         String script = "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(stat -c '%F|%a|%U|%G|%d|%i|%h|%s' -- " + p
                 + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L " + p + " ]; then readlink -- " + p + " || true;"
                 + " elif [ \"${l%%|*}\" = 'regular file' ] && [ \"${l##*|}\" -le " + CONTENT_WITH_STAT_MAX
-                + " ] && [ -r " + p + " ]; then printf 'CONTENT\\n'; cat -- " + p + " || true; fi; else exit 3; fi";
+                + " ] && [ -r " + p + " ]; then " + send + " fi; else exit 3; fi";
         ExecResult r = exec(ExecRequest.shell(script));
         if (r.exitCode() == 3) {
             reads.stat(path, Optional.empty());
@@ -139,11 +153,20 @@ final class ConnectionHostView implements HostView {
             throw new ModuleException("cannot stat " + path + ": " + r.stderrText().strip());
         }
         byte[] out = r.stdout();
-        int marker = contentMarker(out);
-        FileStat stat = parseStat(new String(out, 0, marker < 0 ? out.length : marker, java.nio.charset.StandardCharsets.UTF_8));
+        int marker = marker(out, CONTENT_MARKER);
+        int digest = marker < 0 ? marker(out, DIGEST_MARKER) : -1;
+        int statEnd = marker >= 0 ? marker : digest >= 0 ? digest : out.length;
+        FileStat stat = parseStat(new String(out, 0, statEnd, java.nio.charset.StandardCharsets.UTF_8));
         if (stat.type() == FileStat.Type.FILE && marker >= 0) {
             byte[] content = java.util.Arrays.copyOfRange(out, marker + CONTENT_MARKER.length, out.length);
             if (content.length == stat.size()) { // else it changed meanwhile: a later readFile reads it afresh
+                reads.content(path, shared.offer(path, content));
+            }
+        } else if (stat.type() == FileStat.Type.FILE && digest >= 0) {
+            int from = digest + DIGEST_MARKER.length;
+            String sha256 = new String(out, from, Math.min(DIGEST_LENGTH, out.length - from), java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] content = shared.content(path, sha256);
+            if (content != null && content.length == stat.size()) { // else a later readFile reads it
                 reads.content(path, content);
             }
         } else if (stat.type() == FileStat.Type.FILE && stat.size() == 0) {
@@ -153,17 +176,17 @@ final class ConnectionHostView implements HostView {
         return Optional.of(stat);
     }
 
-    /** Where the CONTENT line starts (at the end of the first line), or -1. */
-    private static int contentMarker(byte[] out) {
+    /** Where the marker's line starts (at the end of the first line), or -1. */
+    private static int marker(byte[] out, byte[] marker) {
         int lineEnd = 0;
         while (lineEnd < out.length && out[lineEnd] != '\n') {
             lineEnd++;
         }
-        if (out.length - lineEnd < CONTENT_MARKER.length) {
+        if (out.length - lineEnd < marker.length) {
             return -1;
         }
-        for (int i = 0; i < CONTENT_MARKER.length; i++) {
-            if (out[lineEnd + i] != CONTENT_MARKER[i]) {
+        for (int i = 0; i < marker.length; i++) {
+            if (out[lineEnd + i] != marker[i]) {
                 return -1;
             }
         }

@@ -174,7 +174,7 @@ final class TaskRunner {
             throws TemplateException, UnreachableException {
         boolean check = checkMode(task);
         ConnectionHostView view = new ConnectionHostView(host.name(), connection, host.facts(),
-                check ? Optional.of(host.forecast) : Optional.empty(), reads);
+                check ? Optional.of(host.forecast) : Optional.empty(), reads, step.contents());
         EngineTaskContext context = new EngineTaskContext(view, play, task, vars, step);
         Plan plan;
         try {

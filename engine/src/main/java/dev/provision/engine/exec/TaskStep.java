@@ -47,8 +47,16 @@ final class TaskStep {
     }
 
     private final Map<Integer, CompletableFuture<Optional<Shared>>> firsts = new ConcurrentHashMap<>();
+    /**
+     * The most values {@link #shared} keeps: keys may hold a host's file, and where every host's
+     * file differs, keeping one derivation per host would hold the whole cluster's files until the
+     * play ends.
+     */
+    static final int MAX_SHARED = 64;
+
     private final Map<Object, CompletableFuture<Optional<Object>>> derived = new ConcurrentHashMap<>();
     private final RunAhead progress;
+    private final SharedContents contents = new SharedContents();
 
     /** A step outside a run ahead: a host waits for the first one's rendering as it is. */
     TaskStep() {
@@ -58,6 +66,11 @@ final class TaskStep {
     /** @param progress the run ahead the step is part of, which lends a waiting host's fork; or null */
     TaskStep(RunAhead progress) {
         this.progress = progress;
+    }
+
+    /** The larger files the step's hosts read, shared where they are the same (see {@link SharedContents}). */
+    SharedContents contents() {
+        return contents;
     }
 
     /** The first host's outcome; null when this thread was interrupted meanwhile. */
@@ -71,6 +84,9 @@ final class TaskStep {
      */
     @SuppressWarnings("unchecked")
     <T> T shared(Object key, TaskContext.Derivation<T> derivation) throws ModuleException {
+        if (derived.size() >= MAX_SHARED && !derived.containsKey(key)) {
+            return derivation.derive();
+        }
         CompletableFuture<Optional<Object>> mine = new CompletableFuture<>();
         CompletableFuture<Optional<Object>> first = derived.putIfAbsent(key, mine);
         if (first != null) {

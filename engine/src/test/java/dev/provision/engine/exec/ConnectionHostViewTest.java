@@ -2,6 +2,7 @@ package dev.provision.engine.exec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.engine.connection.Connection;
@@ -25,6 +26,9 @@ class ConnectionHostViewTest {
     Path dir;
 
     private final AtomicInteger commands = new AtomicInteger();
+    /** How many bytes the last command answered on its standard output. */
+    private final AtomicInteger lastAnswer = new AtomicInteger();
+    private final SharedContents shared = new SharedContents();
 
     private ConnectionHostView view() {
         return view(new HostReads());
@@ -33,7 +37,7 @@ class ConnectionHostViewTest {
     private final Connection counting = counting(new LocalConnection("localhost"));
 
     private ConnectionHostView view(HostReads reads) {
-        return new ConnectionHostView("localhost", counting, Map.of(), Optional.empty(), reads);
+        return new ConnectionHostView("localhost", counting, Map.of(), Optional.empty(), reads, shared);
     }
 
     private Connection counting(LocalConnection local) {
@@ -46,7 +50,9 @@ class ConnectionHostViewTest {
             @Override
             public ExecResult exec(ExecRequest request) throws ConnectionException {
                 commands.incrementAndGet();
-                return local.exec(request);
+                ExecResult result = local.exec(request);
+                lastAnswer.set(result.stdout().length);
+                return result;
             }
 
             @Override
@@ -113,6 +119,74 @@ class ConnectionHostViewTest {
         assertEquals(1, commands.get());
         reads.forget();
         assertEquals("a = 22\n", new String(view(reads).readFile(file.toString()).orElseThrow(), StandardCharsets.UTF_8));
+        assertEquals(2, commands.get());
+    }
+
+    /** A view of another host of the same task: reads of its own, the task's shared contents. */
+    private ConnectionHostView otherHost() {
+        return view(new HostReads());
+    }
+
+    private static byte[] largeText(char fill) {
+        byte[] content = new byte[SharedContents.MIN_SIZE + 100];
+        java.util.Arrays.fill(content, (byte) fill);
+        content[content.length - 1] = '\n';
+        return content;
+    }
+
+    @Test
+    void hostsWithTheSameLargeFileSendItsDigestAndShareOneCopy() throws Exception {
+        Path file = Files.write(dir.resolve("known_hosts"), largeText('k'));
+        ConnectionHostView first = otherHost();
+        first.stat(file.toString());
+        byte[] firstContent = first.readFile(file.toString()).orElseThrow();
+        assertEquals(1, commands.get());
+        ConnectionHostView second = otherHost();
+        assertEquals(firstContent.length, second.stat(file.toString()).orElseThrow().size());
+        assertTrue(lastAnswer.get() < 200, "the second host answered its stat and digest only: " + lastAnswer.get() + " bytes");
+        assertSame(firstContent, second.readFile(file.toString()).orElseThrow(), "one copy for both hosts");
+        assertEquals(2, commands.get(), "a stat each, no read");
+    }
+
+    @Test
+    void aHostWhoseLargeFileDiffersReadsItInFull() throws Exception {
+        Path file = Files.write(dir.resolve("hosts"), largeText('a'));
+        ConnectionHostView first = otherHost();
+        first.stat(file.toString());
+        first.readFile(file.toString());
+        Files.write(file, largeText('b'));
+        ConnectionHostView second = otherHost();
+        second.stat(file.toString());
+        assertArrayEquals(largeText('b'), second.readFile(file.toString()).orElseThrow());
+        assertEquals(3, commands.get(), "the digest missed: a read of its own");
+    }
+
+    @Test
+    void aPathWhoseHostsAllDifferGoesBackToContentWithTheStat() throws Exception {
+        Path file = dir.resolve("per-host");
+        Files.write(file, largeText('0'));
+        otherHost().stat(file.toString());
+        for (int host = 1; host <= SharedContents.PER_PATH; host++) {
+            Files.write(file, largeText((char) ('0' + host)));
+            ConnectionHostView view = otherHost();
+            view.stat(file.toString());
+            view.readFile(file.toString());
+        }
+        int before = commands.get();
+        Files.write(file, largeText('z'));
+        ConnectionHostView view = otherHost();
+        view.stat(file.toString());
+        assertArrayEquals(largeText('z'), view.readFile(file.toString()).orElseThrow());
+        assertEquals(before + 1, commands.get(), "after " + SharedContents.PER_PATH + " misses the content comes with the stat");
+    }
+
+    @Test
+    void smallFilesAlwaysComeWithTheirStat() throws Exception {
+        Path file = Files.writeString(dir.resolve("small"), "same on every host\n");
+        otherHost().stat(file.toString());
+        ConnectionHostView second = otherHost();
+        second.stat(file.toString());
+        assertEquals("same on every host\n", new String(second.readFile(file.toString()).orElseThrow(), StandardCharsets.UTF_8));
         assertEquals(2, commands.get());
     }
 }

@@ -168,6 +168,25 @@ class TaskStepTest {
         assertEquals("derived again", step.shared("refused", () -> "derived again"));
     }
 
+    @Test
+    void aStepKeepsABoundedNumberOfDerivationsAndTheKeysItKeptStayShared() throws Exception {
+        TaskStep step = new TaskStep();
+        List<byte[]> files = new ArrayList<>();
+        for (int host = 0; host < TaskStep.MAX_SHARED + 10; host++) {
+            byte[] file = new byte[] {(byte) host};
+            files.add(file);
+            step.shared(List.of("edit", file), () -> "edited");
+        }
+        AtomicInteger derivations = new AtomicInteger();
+        step.shared(List.of("edit", files.get(0)), () -> "again " + derivations.incrementAndGet());
+        assertEquals(0, derivations.get(), "a kept key is still shared");
+        step.shared(List.of("edit", files.get(TaskStep.MAX_SHARED + 5)), () -> "again " + derivations.incrementAndGet());
+        step.shared(List.of("edit", files.get(TaskStep.MAX_SHARED + 5)), () -> "again " + derivations.incrementAndGet());
+        assertEquals(2, derivations.get(), "past the bound each host derives its own");
+        step.shared(List.of("edit", new byte[] {0}), () -> "again " + derivations.incrementAndGet());
+        assertEquals(3, derivations.get(), "an equal array is another key: arrays compare by identity");
+    }
+
     private static void awaitUninterruptibly(CountDownLatch latch) {
         try {
             latch.await();

@@ -44,6 +44,7 @@ public final class SshKnownHostsModule implements TaskModule {
     static final String DEFAULT_PATH = "/etc/ssh/ssh_known_hosts";
     static final Markers MARKERS = Markers.of("# {mark} provision cluster known hosts", "BEGIN", "END");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.:%\\-]+|\\[[A-Za-z0-9_.:%\\-]+\\]:[0-9]+");
+    private static final byte[] NO_FILE = new byte[0];
     private static final Attributes FILE_ATTRIBUTES = new Attributes(Optional.of("0644"), Optional.of("root"), Optional.of("root"));
     private static final ParamSpec SPEC = ParamSpec.builder()
             .optional("entries", Type.LIST)
@@ -95,13 +96,14 @@ public final class SshKnownHostsModule implements TaskModule {
             return FileContentPlanner.update(path, existing.get(), removed.getBytes(StandardCharsets.UTF_8), Attributes.NONE,
                     "remove the cluster known hosts from " + path, path + " has no cluster known hosts block");
         }
-        StringBuilder block = new StringBuilder();
-        lines.forEach(l -> block.append(l).append('\n'));
-        String before = existing.isPresent() ? existing.get().text(path) : "";
-        String after = exclusive
-                ? "# Known host keys of the cluster, managed by provision (the whole file).\n" + block
-                : ManagedBlock.put(before, MARKERS, block.toString(), InsertPosition.END_OF_FILE);
-        byte[] wanted = after.getBytes(StandardCharsets.UTF_8);
+        String block = context.sharedByAllHosts(List.of("block", lines), () -> String.join("\n", lines) + "\n");
+        // The file is the same on most hosts (and then the engine hands each one the same array):
+        // the edit is made once per distinct file, not once per host. A byte[] key compares by identity.
+        byte[] before = existing.map(FileContentPlanner.Existing::content).orElse(NO_FILE);
+        byte[] wanted = context.sharedByAllHosts(List.of("edit", exclusive, block, before), () -> exclusive
+                ? ("# Known host keys of the cluster, managed by provision (the whole file).\n" + block).getBytes(StandardCharsets.UTF_8)
+                : ManagedBlock.put(existing.isPresent() ? existing.get().text(path) : "", MARKERS, block, InsertPosition.END_OF_FILE)
+                        .getBytes(StandardCharsets.UTF_8));
         String converged = path + " lists the " + lines.size() + " cluster host keys";
         if (existing.isEmpty()) {
             return FileContentPlanner.planInDirectory(context.host(), path, wanted, FILE_ATTRIBUTES,

@@ -204,10 +204,15 @@ public final class FileContentPlanner {
 
     /** Strict UTF-8 without NUL bytes, else empty: raw bytes must never reach a terminal (nor a saved plan's text). */
     public static Optional<String> decode(byte[] bytes) {
+        boolean ascii = true;
         for (byte b : bytes) {
             if (b == 0) {
                 return Optional.empty();
             }
+            ascii &= b > 0;
+        }
+        if (ascii) {
+            return Optional.of(new String(bytes, StandardCharsets.ISO_8859_1)); // the common case, without a decoder
         }
         try {
             return Optional.of(StandardCharsets.UTF_8.newDecoder()

@@ -47,7 +47,10 @@ public interface TaskContext {
      *
      * @param key what the value is derived from, compared with {@code equals}: an argument (the engine
      *     hands every host the very same object when an argument renders the same on each), or a
-     *     list of what the derivation reads ({@code List.of("group", name)})
+     *     list of what the derivation reads ({@code List.of("group", name)}); a file's content
+     *     from {@link HostView#readFile} may be part of it: hosts whose larger files are the same get
+     *     the very same array, and an array compares by identity. The engine keeps a bounded number of
+     *     keys per task (beyond, each host derives its own).
      */
     default <T> T sharedByAllHosts(Object key, Derivation<T> derivation) throws ModuleException {
         return derivation.derive();

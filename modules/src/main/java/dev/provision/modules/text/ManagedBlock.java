@@ -77,6 +77,9 @@ public final class ManagedBlock {
         if (block.isEmpty()) {
             return remove(text, markers);
         }
+        if (holdsAlready(text, markers, block)) {
+            return text;
+        }
         List<String> lines = TextLines.splitKeepingEnds(text, true);
         List<String> wanted = new ArrayList<>();
         wanted.add(markers.begin() + "\n");
@@ -92,6 +95,38 @@ public final class ManagedBlock {
         lines.addAll(at, wanted);
         String edited = String.join("", lines);
         return edited.equals(text) ? text : edited;
+    }
+
+    /**
+     * Whether {@link #put} would return the text as it is, found without splitting it into lines:
+     * the converged case, on a thousand hosts each with a thousand-line block. Where it says no,
+     * {@code put} does the full edit (which may still turn out to change nothing).
+     */
+    private static boolean holdsAlready(String text, Markers markers, String block) {
+        if (text.indexOf('\r') >= 0 || block.indexOf('\r') >= 0) {
+            return false; // a lone carriage return ends a line too: leave it to the line editor
+        }
+        int begin = lastLine(text, markers.begin());
+        int end = lastLine(text, markers.end());
+        if (begin < 0 || end < begin) {
+            return false;
+        }
+        int inside = begin + markers.begin().length() + 1;
+        int blockLength = block.length() + (block.endsWith("\n") ? 0 : 1);
+        return end - inside == blockLength
+                && text.regionMatches(inside, block, 0, block.length())
+                && text.charAt(end - 1) == '\n';
+    }
+
+    /** Where the last line equal to {@code line} (with its newline) starts, or -1. */
+    private static int lastLine(String text, String line) {
+        String wanted = line + "\n";
+        for (int at = text.lastIndexOf(wanted); at >= 0; at = at == 0 ? -1 : text.lastIndexOf(wanted, at - 1)) {
+            if (at == 0 || text.charAt(at - 1) == '\n') {
+                return at;
+            }
+        }
+        return -1;
     }
 
     /** Removes the markers and everything between them; the text unchanged when they are absent. */

@@ -19,6 +19,16 @@ class ManagedBlockTest {
 
     static Stream<Arguments> puts() {
         return Stream.of(
+                Arguments.of("a marker inside a line is no marker", "x" + B + "\nx\n" + E + "\n", "x", InsertPosition.END_OF_FILE,
+                        "x" + B + "\nx\n" + E + "\n" + B + "\nx\n" + E + "\n"),
+                Arguments.of("a lone carriage return ends the line before a marker, which gains a newline",
+                        "a\r" + B + "\nx\n" + E + "\n", "x", InsertPosition.END_OF_FILE, "a\r\n" + B + "\nx\n" + E + "\n"),
+                Arguments.of("the last of two blocks counts", B + "\nold\n" + E + "\n" + B + "\nx\n" + E + "\n", "x\n",
+                        InsertPosition.END_OF_FILE, B + "\nold\n" + E + "\n" + B + "\nx\n" + E + "\n"),
+                Arguments.of("a block that holds more than the wanted lines is replaced", B + "\nx\ny\n" + E + "\n", "x",
+                        InsertPosition.END_OF_FILE, B + "\nx\n" + E + "\n"),
+                Arguments.of("swapped markers are rewritten in order", E + "\nx\n" + B + "\n", "x",
+                        InsertPosition.END_OF_FILE, B + "\nx\n" + E + "\n"),
                 Arguments.of("appends at EOF", "a\nb\n", "x\ny\n", InsertPosition.END_OF_FILE,
                         "a\nb\n" + B + "\nx\ny\n" + E + "\n"),
                 Arguments.of("appends to a file without final newline", "a", "x", InsertPosition.END_OF_FILE,

@@ -1,0 +1,139 @@
+package dev.provision.engine.connection;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.schmizz.concurrent.Promise;
+import net.schmizz.keepalive.KeepAlive;
+import net.schmizz.keepalive.KeepAliveProvider;
+import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.common.DisconnectReason;
+import net.schmizz.sshj.common.SSHPacket;
+import net.schmizz.sshj.connection.ConnectionException;
+import net.schmizz.sshj.connection.ConnectionImpl;
+import net.schmizz.sshj.transport.Transport;
+
+/**
+ * Keepalives for every SSH connection of the run from one timer, like OpenSSH's
+ * {@code ServerAliveInterval}/{@code ServerAliveCountMax}: every interval a {@code keepalive@openssh.com}
+ * request that wants a reply; a connection with {@code missed} requests unanswered is broken off.
+ *
+ * <p>Why not sshj's own: it is a platform thread per connection, and at a thousand hosts those
+ * thousand threads (waking, and their stacks scanned at every garbage collection) cost the
+ * controller about 5% of its CPU. Each beat runs on a virtual thread of its own, so that one host
+ * whose socket no longer drains cannot hold up the others; a beat still stuck in its send at the
+ * next tick counts as unanswered too.
+ */
+final class Heartbeat {
+    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread timer = new Thread(task, "provision-keepalive");
+        timer.setDaemon(true);
+        return timer;
+    });
+
+    private Heartbeat() {
+    }
+
+    /** Gives each sshj connection a {@link Beat}, which does nothing until {@link Beat#begin}. */
+    static KeepAliveProvider provider() {
+        return new KeepAliveProvider() {
+            @Override
+            public KeepAlive provide(ConnectionImpl connection) {
+                return new Beat(connection);
+            }
+        };
+    }
+
+    /** Starts {@code client}'s keepalives (once it is authenticated). */
+    static void begin(SSHClient client, int seconds, int missed) {
+        if (client.getConnection().getKeepAlive() instanceof Beat beat) {
+            beat.begin(seconds, missed);
+        }
+    }
+
+    /** Stops {@code client}'s keepalives (it is closing). */
+    static void end(SSHClient client) {
+        if (client.getConnection().getKeepAlive() instanceof Beat beat) {
+            beat.end();
+        }
+    }
+
+    /**
+     * One connection's keepalive. sshj's interface makes it a {@link Thread}; it is never started
+     * (its interval stays 0): the shared timer drives it.
+     */
+    static final class Beat extends KeepAlive {
+        private final Queue<Promise<SSHPacket, ConnectionException>> unanswered = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean sending = new AtomicBoolean();
+        private final AtomicInteger stuckTicks = new AtomicInteger();
+        private volatile int missed = Integer.MAX_VALUE;
+        private volatile ScheduledFuture<?> ticks;
+
+        Beat(ConnectionImpl connection) {
+            super(connection, "provision-keepalive");
+        }
+
+        /** Beats every {@code seconds}; after {@code missed} unanswered beats the connection is dropped. */
+        private void begin(int seconds, int missed) {
+            this.missed = missed;
+            ticks = TIMER.scheduleWithFixedDelay(this::tick, seconds, seconds, TimeUnit.SECONDS);
+        }
+
+        private void end() {
+            ScheduledFuture<?> scheduled = ticks;
+            if (scheduled != null) {
+                scheduled.cancel(false);
+            }
+        }
+
+        private void tick() {
+            Transport transport = conn.getTransport();
+            if (!transport.isRunning()) {
+                end();
+                return;
+            }
+            if (!sending.compareAndSet(false, true)) {
+                if (stuckTicks.incrementAndGet() >= missed) {
+                    giveUp(transport, new ConnectionException(DisconnectReason.CONNECTION_LOST,
+                            "a keepalive could not even be sent for " + missed + " intervals"));
+                }
+                return;
+            }
+            stuckTicks.set(0);
+            Thread.ofVirtual().name("provision-keepalive-beat").start(() -> {
+                try {
+                    doKeepAlive();
+                } catch (Exception e) {
+                    giveUp(transport, e);
+                } finally {
+                    sending.set(false);
+                }
+            });
+        }
+
+        private void giveUp(Transport transport, Exception why) {
+            end();
+            transport.die(why);
+        }
+
+        @Override
+        protected void doKeepAlive() throws net.schmizz.sshj.transport.TransportException, ConnectionException {
+            if (!conn.equals(conn.getTransport().getService())) {
+                return; // not authenticated yet, or already closing
+            }
+            for (Promise<SSHPacket, ConnectionException> oldest; (oldest = unanswered.peek()) != null && oldest.isFulfilled(); ) {
+                unanswered.poll();
+            }
+            if (unanswered.size() >= missed) {
+                throw new ConnectionException(DisconnectReason.CONNECTION_LOST,
+                        "no reply to " + missed + " keepalives in a row");
+            }
+            unanswered.add(conn.sendGlobalRequest("keepalive@openssh.com", true, new byte[0]));
+        }
+    }
+}

@@ -2,8 +2,6 @@ package dev.provision.engine.connection;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,9 +17,10 @@ import net.schmizz.sshj.connection.ConnectionImpl;
 import net.schmizz.sshj.transport.Transport;
 
 /**
- * Keepalives for every SSH connection of the run from one timer, like OpenSSH's
+ * Keepalives for every SSH connection of the run from one timer ({@link ConnectionTimer}), like OpenSSH's
  * {@code ServerAliveInterval}/{@code ServerAliveCountMax}: every interval a {@code keepalive@openssh.com}
- * request that wants a reply; a connection with {@code missed} requests unanswered is broken off.
+ * request that wants a reply, unless the host answered a command within the interval (which also
+ * resets the count); a connection with {@code missed} requests unanswered is broken off.
  *
  * <p>Why not sshj's own: it is a platform thread per connection, and at a thousand hosts those
  * thousand threads (waking, and their stacks scanned at every garbage collection) cost the
@@ -30,12 +29,6 @@ import net.schmizz.sshj.transport.Transport;
  * next tick counts as unanswered too.
  */
 final class Heartbeat {
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(task -> {
-        Thread timer = new Thread(task, "provision-keepalive");
-        timer.setDaemon(true);
-        return timer;
-    });
-
     private Heartbeat() {
     }
 
@@ -56,6 +49,16 @@ final class Heartbeat {
         }
     }
 
+    /**
+     * The host just answered (a command's result): no keepalive is due for an interval, and the
+     * unanswered ones no longer count, as OpenSSH's count resets on anything the server sends.
+     */
+    static void heard(SSHClient client) {
+        if (client.getConnection().getKeepAlive() instanceof Beat beat) {
+            beat.lastHeard = System.nanoTime();
+        }
+    }
+
     /** Stops {@code client}'s keepalives (it is closing). */
     static void end(SSHClient client) {
         if (client.getConnection().getKeepAlive() instanceof Beat beat) {
@@ -72,6 +75,8 @@ final class Heartbeat {
         private final AtomicBoolean sending = new AtomicBoolean();
         private final AtomicInteger stuckTicks = new AtomicInteger();
         private volatile int missed = Integer.MAX_VALUE;
+        private volatile long intervalNanos;
+        private volatile long lastHeard = System.nanoTime();
         private volatile ScheduledFuture<?> ticks;
 
         Beat(ConnectionImpl connection) {
@@ -81,7 +86,8 @@ final class Heartbeat {
         /** Beats every {@code seconds}; after {@code missed} unanswered beats the connection is dropped. */
         private void begin(int seconds, int missed) {
             this.missed = missed;
-            ticks = TIMER.scheduleWithFixedDelay(this::tick, seconds, seconds, TimeUnit.SECONDS);
+            this.intervalNanos = TimeUnit.SECONDS.toNanos(seconds);
+            ticks = ConnectionTimer.every(seconds, this::tick);
         }
 
         private void end() {
@@ -95,6 +101,11 @@ final class Heartbeat {
             Transport transport = conn.getTransport();
             if (!transport.isRunning()) {
                 end();
+                return;
+            }
+            if (System.nanoTime() - lastHeard < intervalNanos) {
+                unanswered.clear();
+                stuckTicks.set(0);
                 return;
             }
             if (!sending.compareAndSet(false, true)) {

@@ -23,19 +23,21 @@ import net.schmizz.sshj.connection.channel.direct.Session;
  * <p>The shell reads its script from the channel's standard input; each command is one chunk of
  * script that never reads that stream itself: the command line travels as one quoted word and is
  * run as {@code setsid /bin/sh -c WORD} (its own process group, so a timeout can kill it with its
- * descendants), its standard input is a file (decoded from a here-document) or {@code /dev/null},
- * and its outputs go to files. The shell answers on standard output with lines this class parses
- * and the two outputs by length, so nothing a command prints can be taken for framing:
+ * descendants: the group's id is in the file {@code p} of the shell's {@link #workDirectory()} while
+ * it runs), its standard input is a file (decoded from a here-document) or {@code /dev/null}, and
+ * its outputs go to files. The shell answers each command with one line this class parses and the
+ * two outputs by length, so nothing a command prints can be taken for framing:
  * <pre>
- *   P pid                      the command started (its process group id)
  *   R status stdoutBytes stderrBytes
  *   stdout bytes, then stderr bytes
  * </pre>
+ * One answer per command, not a "started" line too: at a thousand hosts each answer is a packet
+ * to decrypt and a thread to wake on the controller.
  * Not thread-safe: {@link SshConnection} lends each shell to one call at a time.
  */
 final class RemoteShell implements AutoCloseable {
     /**
-     * Defines {@code __pv} and answers {@code READY}; exits (no READY) where a tool it needs is missing.
+     * Defines {@code __pv} and answers {@code READY} with its work directory; exits (no READY) where a tool it needs is missing.
      * Its work directory holds its pid, so that the next shell removes the directories of shells that
      * died without their EXIT trap (the controller was killed: a signal, or the session just vanished).
      */
@@ -50,16 +52,18 @@ final class RemoteShell implements AutoCloseable {
             echo $$ >"$__pv_d/pid"
             __pv() {
               setsid /bin/sh -c "$1" <"$2" >"$__pv_d/o" 2>"$__pv_d/e" &
-              echo "P $!"
+              echo "$!" >"$__pv_d/p"
               wait "$!"
               __pv_s=$?
+              rm -f -- "$__pv_d/p"
               [ "$2" = /dev/null ] || rm -f -- "$2"
               set -- $(wc -c "$__pv_d/o" "$__pv_d/e")
               echo "R $__pv_s $1 $3"
               [ "$1$3" = 00 ] || cat -- "$__pv_d/o" "$__pv_d/e"
             }
-            echo READY
+            echo "READY $__pv_d"
             """;
+    private static final java.util.regex.Pattern WORK_DIRECTORY = java.util.regex.Pattern.compile("/tmp/provision\\.[A-Za-z0-9]{8}");
     private static final String HERE_DOC_END = "__PROVISION_STDIN_END__";
     private static final int MAX_LINE = 4096;
 
@@ -67,6 +71,7 @@ final class RemoteShell implements AutoCloseable {
     private final Session.Command shell;
     private final OutputStream script;
     private final InputStream answers;
+    private String workDirectory;
 
     private RemoteShell(Session session, Session.Command shell) {
         this.session = session;
@@ -114,8 +119,11 @@ final class RemoteShell implements AutoCloseable {
             try {
                 remote.send(PRELUDE);
                 // A login script may print a banner even for a command; skip it.
-                for (int lines = 0; !remote.line().equals("READY"); lines++) {
-                    if (lines > 200) {
+                for (int lines = 0; remote.workDirectory == null; lines++) {
+                    String line = remote.line();
+                    if (line.startsWith("READY ") && WORK_DIRECTORY.matcher(line.substring(6)).matches()) {
+                        remote.workDirectory = line.substring(6);
+                    } else if (lines > 200) {
                         throw new IOException("the remote shell did not start");
                     }
                 }
@@ -136,8 +144,16 @@ final class RemoteShell implements AutoCloseable {
         }
     }
 
-    /** Sends {@code request} and returns the process group id of the started command. */
-    long submit(ExecRequest request) throws IOException {
+    /**
+     * The shell's directory on the host ({@code /tmp/provision.XXXXXXXX}), whose file {@code p}
+     * holds the process group id of the command running, if any.
+     */
+    String workDirectory() {
+        return workDirectory;
+    }
+
+    /** Sends {@code request}; {@link #result} waits for its end. */
+    void submit(ExecRequest request) throws IOException {
         StringBuilder chunk = new StringBuilder();
         byte[] stdin = request.stdin();
         String input = "/dev/null";
@@ -150,11 +166,6 @@ final class RemoteShell implements AutoCloseable {
         }
         chunk.append("__pv ").append(ShellWords.quote(request.commandLine())).append(' ').append(input).append('\n');
         send(chunk.toString());
-        String started = line();
-        if (!started.startsWith("P ")) {
-            throw new IOException("unexpected answer from the remote shell: " + started);
-        }
-        return Long.parseLong(started.substring(2).strip());
     }
 
     /** Waits for the command sent by {@link #submit} to end and returns its status and outputs. */

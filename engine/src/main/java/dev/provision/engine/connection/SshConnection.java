@@ -123,37 +123,43 @@ public final class SshConnection implements Connection {
     }
 
     private ExecResult runInShell(RemoteShell shell, ExecRequest request, long deadline) throws ConnectionException {
+        // Whoever comes first, the command's end or its deadline, decides; a command that timed out
+        // leaves its shell unusable (closed, once the kill has had its chance).
+        AtomicBoolean decided = new AtomicBoolean();
         AtomicBoolean timedOut = new AtomicBoolean();
         boolean reusable = false;
-        Thread watchdog = null;
+        java.util.concurrent.ScheduledFuture<?> due = null;
         try {
-            long group = shell.submit(request);
-            watchdog = Thread.ofVirtual().name("provision-timeout").start(() -> {
-                try {
-                    TimeUnit.NANOSECONDS.sleep(remainingNanos(deadline));
-                    timedOut.set(true);
-                    killGroup(group);
-                    TimeUnit.SECONDS.sleep(KILL_TIMEOUT_SECONDS);
-                    shell.close(); // the kill could not reach it (become): hang up on it
-                } catch (InterruptedException e) {
-                    // the command ended in time (or was killed and its end read)
+            shell.submit(request);
+            due = ConnectionTimer.after(remainingNanos(deadline), "provision-timeout", () -> {
+                if (!decided.compareAndSet(false, true)) {
+                    return;
                 }
+                timedOut.set(true);
+                killGroup(shell.workDirectory());
+                try {
+                    TimeUnit.SECONDS.sleep(KILL_TIMEOUT_SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                shell.close(); // the kill could not reach it (become): hang up on it
             });
             ExecResult result = shell.result();
-            watchdog.interrupt();
-            if (timedOut.get()) {
+            Heartbeat.heard(client);
+            if (!decided.compareAndSet(false, true)) {
                 throw timedOut(request);
             }
             reusable = true;
             return result;
         } catch (IOException e) {
+            decided.set(true);
             if (timedOut.get()) {
                 throw timedOut(request);
             }
             throw failed(e);
         } finally {
-            if (watchdog != null) {
-                watchdog.interrupt();
+            if (due != null) {
+                due.cancel(false);
             }
             if (reusable) {
                 idleShells.offerFirst(shell);
@@ -163,9 +169,15 @@ public final class SshConnection implements Connection {
         }
     }
 
-    /** Kills a process group that {@link RemoteShell} started, from a channel of its own. */
-    private void killGroup(long group) {
-        String killer = "kill -KILL -- -" + group + " 2>/dev/null || kill -KILL " + group + " 2>/dev/null; :";
+    /**
+     * Kills the process group of the command a {@link RemoteShell} runs, from a channel of its own.
+     * The shell notes the group's id in a file as it starts the command; a command whose deadline
+     * passed before that (a host too loaded to start it) is given a moment to get there.
+     */
+    private void killGroup(String shellDirectory) {
+        String d = ShellWords.quote(shellDirectory + "/p");
+        String killer = "for i in 1 2 3 4 5 6 7 8 9 10; do [ -s " + d + " ] && break; sleep 0.3; done; g=$(cat " + d
+                + " 2>/dev/null) && { kill -KILL -- \"-$g\" 2>/dev/null || kill -KILL \"$g\" 2>/dev/null; }; :";
         try (Session session = client.startSession()) {
             session.exec(killer).join(KILL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (IOException e) {

@@ -44,7 +44,8 @@ final class Heartbeat {
 
     /** Starts {@code client}'s keepalives (once it is authenticated). */
     static void begin(SSHClient client, int seconds, int missed) {
-        if (client.getConnection().getKeepAlive() instanceof Beat beat) {
+        Beat beat = beatOf(client);
+        if (beat != null) {
             beat.begin(seconds, missed);
         }
     }
@@ -54,16 +55,23 @@ final class Heartbeat {
      * unanswered ones no longer count, as OpenSSH's count resets on anything the server sends.
      */
     static void heard(SSHClient client) {
-        if (client.getConnection().getKeepAlive() instanceof Beat beat) {
+        Beat beat = beatOf(client);
+        if (beat != null) {
             beat.lastHeard = System.nanoTime();
         }
     }
 
     /** Stops {@code client}'s keepalives (it is closing). */
     static void end(SSHClient client) {
-        if (client.getConnection().getKeepAlive() instanceof Beat beat) {
+        Beat beat = beatOf(client);
+        if (beat != null) {
             beat.end();
         }
+    }
+
+    /** The client's beat; null for a client made with another configuration (jump hosts' share ours). */
+    private static Beat beatOf(SSHClient client) {
+        return client.getConnection().getKeepAlive() instanceof Beat beat ? beat : null;
     }
 
     /**

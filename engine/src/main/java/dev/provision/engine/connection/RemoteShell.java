@@ -63,6 +63,7 @@ final class RemoteShell implements AutoCloseable {
             }
             echo "READY $__pv_d"
             """;
+    private static final String READY = "READY ";
     private static final java.util.regex.Pattern WORK_DIRECTORY = java.util.regex.Pattern.compile("/tmp/provision\\.[A-Za-z0-9]{8}");
     private static final String HERE_DOC_END = "__PROVISION_STDIN_END__";
     private static final int MAX_LINE = 4096;
@@ -121,8 +122,9 @@ final class RemoteShell implements AutoCloseable {
                 // A login script may print a banner even for a command; skip it.
                 for (int lines = 0; remote.workDirectory == null; lines++) {
                     String line = remote.line();
-                    if (line.startsWith("READY ") && WORK_DIRECTORY.matcher(line.substring(6)).matches()) {
-                        remote.workDirectory = line.substring(6);
+                    String directory = line.startsWith(READY) ? line.substring(READY.length()) : "";
+                    if (WORK_DIRECTORY.matcher(directory).matches()) {
+                        remote.workDirectory = directory;
                     } else if (lines > 200) {
                         throw new IOException("the remote shell did not start");
                     }

@@ -8,6 +8,7 @@ import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -126,16 +127,14 @@ public final class SshConnection implements Connection {
         // Whoever comes first, the command's end or its deadline, decides; a command that timed out
         // leaves its shell unusable (closed, once the kill has had its chance).
         AtomicBoolean decided = new AtomicBoolean();
-        AtomicBoolean timedOut = new AtomicBoolean();
         boolean reusable = false;
-        java.util.concurrent.ScheduledFuture<?> due = null;
+        ScheduledFuture<?> due = null;
         try {
             shell.submit(request);
             due = ConnectionTimer.after(remainingNanos(deadline), "provision-timeout", () -> {
                 if (!decided.compareAndSet(false, true)) {
                     return;
                 }
-                timedOut.set(true);
                 killGroup(shell.workDirectory());
                 try {
                     TimeUnit.SECONDS.sleep(KILL_TIMEOUT_SECONDS);
@@ -152,9 +151,8 @@ public final class SshConnection implements Connection {
             reusable = true;
             return result;
         } catch (IOException e) {
-            decided.set(true);
-            if (timedOut.get()) {
-                throw timedOut(request);
+            if (!decided.compareAndSet(false, true)) {
+                throw timedOut(request); // the kill ended the shell
             }
             throw failed(e);
         } finally {

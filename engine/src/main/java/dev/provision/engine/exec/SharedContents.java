@@ -1,8 +1,6 @@
 package dev.provision.engine.exec;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import dev.provision.modules.text.Sha256;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -36,6 +34,16 @@ final class SharedContents {
     private static final class PathContents {
         final List<Known> known = new CopyOnWriteArrayList<>();
         final AtomicInteger misses = new AtomicInteger();
+
+        /** The content kept with this digest, or null. */
+        byte[] find(String digest) {
+            for (Known k : known) {
+                if (k.digest().equals(digest)) {
+                    return k.content();
+                }
+            }
+            return null;
+        }
     }
 
     private final ConcurrentMap<String, PathContents> byPath = new ConcurrentHashMap<>();
@@ -49,15 +57,14 @@ final class SharedContents {
     /** The content a host's file with this digest holds, or null (a miss, counted). */
     byte[] content(String path, String digest) {
         PathContents contents = byPath.get(path);
-        if (contents != null) {
-            for (Known known : contents.known) {
-                if (known.digest().equals(digest)) {
-                    return known.content();
-                }
-            }
+        if (contents == null) {
+            return null;
+        }
+        byte[] kept = contents.find(digest);
+        if (kept == null) {
             contents.misses.incrementAndGet();
         }
-        return null;
+        return kept;
     }
 
     /**
@@ -72,25 +79,16 @@ final class SharedContents {
         if (contents.known.size() >= PER_PATH || contents.misses.get() >= PER_PATH) {
             return content;
         }
-        String digest = sha256(content);
+        String digest = Sha256.hex(content);
         synchronized (contents) {
-            for (Known known : contents.known) {
-                if (known.digest().equals(digest)) {
-                    return known.content();
-                }
+            byte[] kept = contents.find(digest);
+            if (kept != null) {
+                return kept;
             }
             if (contents.known.size() < PER_PATH) {
                 contents.known.add(new Known(digest, content));
             }
         }
         return content;
-    }
-
-    static String sha256(byte[] content) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
     }
 }

@@ -15,6 +15,7 @@ import dev.provision.engine.source.SourcePosition;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.Diff;
+import dev.provision.modules.text.Sha256;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -513,14 +513,10 @@ public final class SavedPlan {
     }
 
     static String sha256(byte[] bytes) {
-        return HexFormat.of().formatHex(sha256().digest(bytes));
+        return Sha256.hex(bytes);
     }
 
     static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
+        return Sha256.digest();
     }
 }

@@ -140,7 +140,7 @@ final class RemoteCopy {
             String f = files.get(i);
             if (host.changesPending(f)) {
                 byte[] content = host.readFile(f).orElseThrow(() -> new ModuleException("cannot read " + f));
-                digests[i] = sha256(content);
+                digests[i] = dev.provision.modules.text.Sha256.hex(content);
             } else {
                 onHost.add(f);
             }
@@ -168,13 +168,6 @@ final class RemoteCopy {
         return Arrays.asList(digests);
     }
 
-    private static String sha256(byte[] content) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
-    }
 
     // --- a directory tree ---------------------------------------------------------------------------
 

@@ -155,6 +155,9 @@ public final class HostsModule implements TaskModule {
      * {@code name (127.0.1.1)} for each.
      */
     private static String withoutLoopbackTraps(String text, Map<String, String> addressOf, List<String> removed) {
+        if (!mayTrap(text, addressOf)) {
+            return text; // the usual case, found without splitting the block's thousand lines
+        }
         List<String> out = new ArrayList<>();
         boolean inBlock = false;
         boolean changed = false;
@@ -171,7 +174,7 @@ public final class HostsModule implements TaskModule {
                 continue;
             }
             String[] fields = line.strip().split("\\s+");
-            if (fields.length < 2) {
+            if (!trapsAName(fields, addressOf)) {
                 out.add(line);
                 continue;
             }
@@ -206,6 +209,56 @@ public final class HostsModule implements TaskModule {
         StringBuilder sb = new StringBuilder();
         out.forEach(l -> sb.append(l).append('\n'));
         return sb.toString();
+    }
+
+    /**
+     * Whether a loopback line outside the block may name a cluster host: {@link #withoutLoopbackTraps}
+     * then edits line by line. Scans the text in place; a text with a carriage return (which
+     * {@link String#lines} also splits at) always may.
+     */
+    private static boolean mayTrap(String text, Map<String, String> addressOf) {
+        if (text.indexOf('\r') >= 0) {
+            return true;
+        }
+        boolean inBlock = false;
+        for (int start = 0, end; start < text.length(); start = end + 1) {
+            end = text.indexOf('\n', start);
+            if (end < 0) {
+                end = text.length();
+            }
+            int last = end;
+            while (last > start && Character.isWhitespace(text.charAt(last - 1))) {
+                last--;
+            }
+            if (isLine(text, start, last, MARKERS.begin()) || isLine(text, start, last, MARKERS.end())) {
+                inBlock = isLine(text, start, last, MARKERS.begin());
+                continue;
+            }
+            int first = start;
+            while (first < last && Character.isWhitespace(text.charAt(first))) {
+                first++;
+            }
+            if (!inBlock && text.startsWith("127.", first)
+                    && trapsAName(text.substring(first, last).split("\\s+"), addressOf)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isLine(String text, int start, int end, String line) {
+        return end - start == line.length() && text.startsWith(line, start);
+    }
+
+    /** Whether a loopback line's names (up to a comment) include one the block maps to a cluster address. */
+    private static boolean trapsAName(String[] fields, Map<String, String> addressOf) {
+        for (int i = 1; i < fields.length && !fields[i].startsWith("#"); i++) {
+            String mapped = addressOf.get(fields[i]);
+            if (mapped != null && !mapped.startsWith("127.")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Map<String, String> addressByName(List<HostEntry> entries) throws ModuleException {

@@ -137,6 +137,9 @@ public final class ManagedBlock {
 
     /** Whether both markers are in the text. */
     public static boolean isPresent(String text, Markers markers) {
+        if (text.indexOf('\r') < 0) { // lines end at '\n' only: no need to split a thousand-line file
+            return lastLine(text, markers.begin()) >= 0 && lastLine(text, markers.end()) >= 0;
+        }
         List<String> lines = TextLines.splitKeepingEnds(text, true);
         return lastIndexOf(lines, markers.begin()) >= 0 && lastIndexOf(lines, markers.end()) >= 0;
     }

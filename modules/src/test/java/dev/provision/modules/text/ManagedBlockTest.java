@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class ManagedBlockTest {
@@ -99,6 +100,23 @@ class ManagedBlockTest {
         assertTrue(ManagedBlock.isPresent(both, ntp));
         assertEquals(text, ManagedBlock.remove(both, ntp));
         assertFalse(ManagedBlock.isPresent(text, ntp));
+    }
+
+    /** The scan without splitting (no '\r') and the line split agree on when a marker is a whole line. */
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', value = {
+            "both markers on their own lines|a\\n%B\\nx\\n%E\\n|true",
+            "only the begin marker|a\\n%B\\nx\\n|false",
+            "end marker without its newline at the end of the file|%B\\nx\\n%E|false",
+            "markers inside longer lines|x %B\\ny\\n%E y\\n|false",
+            "marker at the very start|%B\\n%E\\n|true",
+            "markers swapped|%E\\nx\\n%B\\n|true",
+    })
+    void findsBothMarkersAsWholeLines(String name, String shape, boolean present) {
+        String text = shape.replace("\\n", "\n").replace("%B", B).replace("%E", E);
+        assertEquals(present, ManagedBlock.isPresent(text, Markers.DEFAULT));
+        // A lone carriage return in another line sends it through the line split: the same answer.
+        assertEquals(present, ManagedBlock.isPresent("lone\rcr\n" + text, Markers.DEFAULT));
     }
 
     @Test

@@ -21,6 +21,7 @@ import net.schmizz.sshj.connection.channel.direct.DirectConnection;
 import net.schmizz.sshj.userauth.UserAuthException;
 import net.schmizz.sshj.userauth.keyprovider.KeyPairWrapper;
 import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
+import net.schmizz.sshj.userauth.method.AuthMethod;
 
 /**
  * Opens the one connection a run keeps per host: {@link LocalConnection} for
@@ -257,7 +258,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
         // Only the keys that loaded were offered; a skipped one was named when it was skipped.
         String tried = keys.stream().map(key -> display(key.file())).collect(Collectors.joining(", "));
         try {
-            client.authPublickey(user, keys.stream().map(UsableKey::key).toList());
+            client.auth(user, keys.stream().<AuthMethod>map(key -> new SignedPublickey(key.key())).toList());
             Heartbeat.begin(client, KEEP_ALIVE_SECONDS, KEEP_ALIVE_MISSED);
         } catch (UserAuthException e) {
             closeQuietly(client);

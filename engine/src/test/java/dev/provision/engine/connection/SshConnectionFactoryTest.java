@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -175,6 +176,28 @@ class SshConnectionFactoryTest {
         try (SshConnectionFactory factory = factory(KnownHostsStore.Policy.ACCEPT_NEW, Set.of(), settings(wrong))) {
             assertEquals("root", whoami(factory, vars));
         }
+    }
+
+    /** The signed request goes at once: no round trip to ask whether the key would do (sshd says which it got). */
+    @Test
+    void signsAtOnceInsteadOfAskingWhetherTheKeyWouldDo() throws Exception {
+        sshd = TestSshd.prepare(directory.resolve("sshd"), "ed25519");
+        Path config = directory.resolve("sshd/sshd_config");
+        Files.writeString(config, Files.readString(config).replace("LogLevel ERROR", "LogLevel DEBUG2"));
+        // An RSA key as well: one key, three signature algorithms to try in turn.
+        Path rsa = directory.resolve("rsa_key");
+        TestSshd.keygen("rsa", rsa);
+        Files.writeString(directory.resolve("sshd/authorized_keys"), Files.readString(Path.of(rsa + ".pub")), StandardOpenOption.APPEND);
+        sshd.start();
+        for (Path key : List.of(sshd.clientKey, rsa)) {
+            try (SshConnectionFactory factory = factory(KnownHostsStore.Policy.ACCEPT_NEW, Set.of(), settings(key))) {
+                assertEquals("root", whoami(factory, vars()), key.toString());
+            }
+        }
+        String log = Files.readString(directory.resolve("sshd/sshd.log"));
+        assertTrue(log.contains("attempting public key ssh-ed25519"), log);
+        assertTrue(log.contains("attempting public key rsa-sha2-512"), log);
+        assertFalse(log.contains("querying public key"), log);
     }
 
     @Test

@@ -123,6 +123,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
         this.handshakes = new Semaphore(handshakeLimit, true);
         // One configuration (its algorithm lists are costly to build) shared, read-only, by every client.
         this.config = new DefaultConfig();
+        OpenSshAlgorithms.keepOnly(config);
         config.setKeepAliveProvider(Heartbeat.provider());
     }
 

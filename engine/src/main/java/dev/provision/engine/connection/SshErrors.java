@@ -6,6 +6,8 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Turns what sshj and the network throw into the one line a sysadmin reads. */
 final class SshErrors {
@@ -35,8 +37,24 @@ final class SshErrors {
         if (message == null || message.isBlank()) {
             message = cause.getClass().getSimpleName();
         }
-        return message.strip().replaceAll("\\s*\\R\\s*", " ");
+        message = message.strip().replaceAll("\\s*\\R\\s*", " ");
+        Matcher settlement = NO_SETTLEMENT.matcher(message);
+        if (settlement.matches()) {
+            String what = switch (settlement.group(1)) {
+                case "KeyExchangeAlgorithms" -> "key exchange";
+                case "HostKeyAlgorithms" -> "host key type";
+                case "Client2ServerCipherAlgorithms", "Server2ClientCipherAlgorithms" -> "cipher";
+                case "Client2ServerMACAlgorithms", "Server2ClientMACAlgorithms" -> "MAC";
+                default -> "algorithm (" + settlement.group(1) + ")";
+            };
+            return "no " + what + " in common with the server: it offers " + settlement.group(3)
+                    + "; provision offers what OpenSSH's ssh offers by default: " + settlement.group(2);
+        }
+        return message;
     }
+
+    /** sshj's words for a negotiation without a common algorithm: the kind, our list, the server's. */
+    private static final Pattern NO_SETTLEMENT = Pattern.compile("Unable to reach a settlement of (\\w+): \\[(.*)] and \\[(.*)]");
 
     private static String lower(String message, String fallback) {
         if (message == null || message.isBlank()) {

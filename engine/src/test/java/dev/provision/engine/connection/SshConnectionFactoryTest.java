@@ -178,6 +178,22 @@ class SshConnectionFactoryTest {
         }
     }
 
+    /** What OpenSSH's ssh no longer offers, provision does not either; the error names both lists. */
+    @Test
+    void refusesAServerThatOffersOnlyWeakCiphersAsSshDoes() throws Exception {
+        sshd = TestSshd.prepare(directory.resolve("sshd"), "ed25519");
+        Path config = directory.resolve("sshd/sshd_config");
+        Files.writeString(config, Files.readString(config) + "Ciphers aes128-cbc,3des-cbc\n");
+        sshd.start();
+        try (SshConnectionFactory factory = factory(KnownHostsStore.Policy.ACCEPT_NEW, Set.of(), settings(sshd.clientKey))) {
+            UnreachableException refused = assertThrows(UnreachableException.class, () -> factory.open("node01", vars()));
+            assertEquals("ssh: connect to 127.0.0.1:" + sshd.port + ": no cipher in common with the server: it offers"
+                    + " aes128-cbc, 3des-cbc; provision offers what OpenSSH's ssh offers by default:"
+                    + " chacha20-poly1305@openssh.com, aes128-ctr, aes192-ctr, aes256-ctr, aes128-gcm@openssh.com,"
+                    + " aes256-gcm@openssh.com", refused.getMessage());
+        }
+    }
+
     /** The signed request goes at once: no round trip to ask whether the key would do (sshd says which it got). */
     @Test
     void signsAtOnceInsteadOfAskingWhetherTheKeyWouldDo() throws Exception {

@@ -11,6 +11,9 @@ import java.util.regex.Pattern;
 
 /** Turns what sshj and the network throw into the one line a sysadmin reads. */
 final class SshErrors {
+    /** sshj's words for a negotiation without a common algorithm: the kind, our list, the server's. */
+    private static final Pattern NO_SETTLEMENT = Pattern.compile("Unable to reach a settlement of (\\w+): \\[(.*)] and \\[(.*)]");
+
     private SshErrors() {
     }
 
@@ -52,9 +55,6 @@ final class SshErrors {
         }
         return message;
     }
-
-    /** sshj's words for a negotiation without a common algorithm: the kind, our list, the server's. */
-    private static final Pattern NO_SETTLEMENT = Pattern.compile("Unable to reach a settlement of (\\w+): \\[(.*)] and \\[(.*)]");
 
     private static String lower(String message, String fallback) {
         if (message == null || message.isBlank()) {

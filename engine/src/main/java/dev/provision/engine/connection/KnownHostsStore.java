@@ -2,6 +2,7 @@ package dev.provision.engine.connection;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.provision.modules.text.Sha256;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -15,7 +16,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -210,12 +210,8 @@ public final class KnownHostsStore {
 
     /** OpenSSH's fingerprint: {@code SHA256:} and the unpadded base64 of the key blob's SHA-256. */
     public static String fingerprint(PublicKey key) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(blob(key));
-            return "SHA256:" + Base64.getEncoder().withoutPadding().encodeToString(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
+        byte[] digest = Sha256.digest().digest(blob(key));
+        return "SHA256:" + Base64.getEncoder().withoutPadding().encodeToString(digest);
     }
 
     /** {@code keytype base64}, as in {@code authorized_keys} and {@code known_hosts}. */

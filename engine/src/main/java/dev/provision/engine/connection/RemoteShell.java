@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.channel.direct.Session;
 
@@ -64,7 +65,7 @@ final class RemoteShell implements AutoCloseable {
             echo "READY $__pv_d"
             """;
     private static final String READY = "READY ";
-    private static final java.util.regex.Pattern WORK_DIRECTORY = java.util.regex.Pattern.compile("/tmp/provision\\.[A-Za-z0-9]{8}");
+    private static final Pattern WORK_DIRECTORY = Pattern.compile("/tmp/provision\\.[A-Za-z0-9]{8}");
     private static final String HERE_DOC_END = "__PROVISION_STDIN_END__";
     private static final int MAX_LINE = 4096;
 

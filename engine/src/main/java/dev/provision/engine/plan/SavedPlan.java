@@ -181,7 +181,7 @@ public final class SavedPlan {
     /** Writes the plan atomically (a temp file beside it, then renamed), readable by its owner only. */
     public void write(Path file) throws IOException {
         ObjectNode doc = document();
-        doc.put("digest", sha256(JSON.writeValueAsBytes(doc)));
+        doc.put("digest", Sha256.hex(JSON.writeValueAsBytes(doc)));
         Path dir = file.toAbsolutePath().getParent();
         Path tmp = Files.createTempFile(dir, ".provision-plan-", ".tmp", PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rw-------")));
@@ -221,7 +221,7 @@ public final class SavedPlan {
         ObjectNode content = object.deepCopy();
         content.remove("digest");
         try {
-            if (!sha256(JSON.writeValueAsBytes(content)).equals(recorded)) {
+            if (!Sha256.hex(JSON.writeValueAsBytes(content)).equals(recorded)) {
                 throw new InvalidInputException(at, "its content does not match its digest: the plan was changed after it was saved;"
                         + " make and review a new one with --check --save-plan");
             }
@@ -422,7 +422,7 @@ public final class SavedPlan {
      * byte for byte (secrets included: the digest is salted and one-way).
      */
     static String digest(PlanRecording.Step step, PlanRecording.Entry e, String salt) {
-        MessageDigest md = sha256();
+        MessageDigest md = Sha256.digest();
         field(md, salt);
         field(md, step.task());
         field(md, step.position());
@@ -506,17 +506,9 @@ public final class SavedPlan {
     }
 
     static String salted(String salt, byte[] value) {
-        MessageDigest md = sha256();
+        MessageDigest md = Sha256.digest();
         field(md, salt);
         field(md, value);
         return HexFormat.of().formatHex(md.digest());
-    }
-
-    static String sha256(byte[] bytes) {
-        return Sha256.hex(bytes);
-    }
-
-    static MessageDigest sha256() {
-        return Sha256.digest();
     }
 }

@@ -1,5 +1,6 @@
 package dev.provision.engine.plan;
 
+import dev.provision.modules.text.Sha256;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +26,7 @@ public final class Sources {
     }
 
     public static String playbook(Path playbook) throws IOException {
-        MessageDigest md = SavedPlan.sha256();
+        MessageDigest md = Sha256.digest();
         add(md, playbook.getFileName().toString(), Files.readAllBytes(playbook));
         Path dir = playbook.toAbsolutePath().getParent();
         for (String sub : BESIDE_PLAYBOOK) {
@@ -35,7 +36,7 @@ public final class Sources {
     }
 
     public static String inventory(List<String> sources) throws IOException {
-        MessageDigest md = SavedPlan.sha256();
+        MessageDigest md = Sha256.digest();
         for (String source : sources) {
             Path p = Path.of(source);
             if (Files.isRegularFile(p)) {
@@ -53,7 +54,7 @@ public final class Sources {
     public static String extraVars(java.util.Map<String, Object> vars) throws IOException {
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper()
                 .configure(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
-        return SavedPlan.sha256(json.writeValueAsBytes(vars));
+        return Sha256.hex(json.writeValueAsBytes(vars));
     }
 
     private static void tree(MessageDigest md, Path base, Path dir) throws IOException {

@@ -9,6 +9,7 @@ import dev.provision.modules.spi.HostView;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.text.Sha256;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -140,7 +141,7 @@ final class RemoteCopy {
             String f = files.get(i);
             if (host.changesPending(f)) {
                 byte[] content = host.readFile(f).orElseThrow(() -> new ModuleException("cannot read " + f));
-                digests[i] = dev.provision.modules.text.Sha256.hex(content);
+                digests[i] = Sha256.hex(content);
             } else {
                 onHost.add(f);
             }
@@ -167,7 +168,6 @@ final class RemoteCopy {
         }
         return Arrays.asList(digests);
     }
-
 
     // --- a directory tree ---------------------------------------------------------------------------
 

@@ -1,6 +1,5 @@
 package dev.provision.engine.connection;
 
-import com.google.common.hash.Hashing;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.text.ShellWords;
 import java.nio.charset.StandardCharsets;
@@ -99,7 +98,7 @@ final class FileTransfer {
                 + assign("owner", attributes.owner().orElse(""))
                 + assign("group", attributes.group().orElse(""))
                 + assign("size", Integer.toString(content.length))
-                + assign("sha256", sha256(content))
+                + assign("sha256", UploadDigests.of(path, content))
                 + PUT_SCRIPT;
         ExecResult result = connection.exec(ExecRequest.shell(script).withStdin(content));
         if (result.exitCode() == INVALID) {
@@ -142,10 +141,6 @@ final class FileTransfer {
             }
         }
         return line.toString();
-    }
-
-    private static String sha256(byte[] content) {
-        return Hashing.sha256().hashBytes(content).toString();
     }
 
     private static String assign(String variable, String value) {

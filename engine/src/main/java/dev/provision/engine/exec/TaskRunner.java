@@ -232,7 +232,7 @@ final class TaskRunner {
         }
         TaskResult result = TaskResult.builder(host.name(), status).changes(plan.changes()).message(message).itemLabel(label)
                 .forecast(check && !plan.isEmpty())
-                .conditional(check && (handler || RunTimeOutput.in(params.asMap()))).hidden(task.noLog()).output(output).build();
+                .conditional(check && (handler || step.holdsRunTimeOutput(params))).hidden(task.noLog()).output(output).build();
         if (status != TaskStatus.FAILED || task.failedWhen().isPresent()) {
             Map<String, Object> withResult = withRegistered(task, vars, result);
             if (task.changedWhen().isPresent() && status != TaskStatus.FAILED) {

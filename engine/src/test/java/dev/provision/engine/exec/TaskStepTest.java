@@ -1,13 +1,16 @@
 package dev.provision.engine.exec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.engine.source.SourcePosition;
 import dev.provision.engine.template.TemplateEngine;
 import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.Params;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -185,6 +188,20 @@ class TaskStepTest {
         assertEquals(2, derivations.get(), "past the bound each host derives its own");
         step.shared(List.of("edit", new byte[] {0}), () -> "again " + derivations.incrementAndGet());
         assertEquals(3, derivations.get(), "an equal array is another key: arrays compare by identity");
+    }
+
+    @Test
+    void whetherArgumentsHoldADryRunsPlaceholderIsAnsweredForTheArgumentsAskedAbout() {
+        TaskStep step = new TaskStep();
+        String placeholder = "<output of 'get kernel' at site.yml:4:7, known when it runs>";
+        Params plain = Params.of(Map.of("entries", List.of(Map.of("names", List.of("node01")))));
+        Params holding = Params.of(Map.of("entries", List.of(Map.of("names", List.of(placeholder)))));
+        assertFalse(step.holdsRunTimeOutput(plain));
+        assertFalse(step.holdsRunTimeOutput(plain));
+        assertTrue(step.holdsRunTimeOutput(holding));
+        assertTrue(step.holdsRunTimeOutput(holding));
+        assertFalse(step.holdsRunTimeOutput(Params.of(Map.of("entries", List.of(Map.of("names", List.of("node01")))))));
+        assertFalse(step.holdsRunTimeOutput(plain));
     }
 
     private static void awaitUninterruptibly(CountDownLatch latch) {

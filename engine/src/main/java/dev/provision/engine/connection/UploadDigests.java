@@ -14,11 +14,13 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>Why: at a thousand hosts hashing those uploads was 5% of the controller's CPU on a converge
  * (SHA-256 under the C1 compiler runs at about 140 MB/s; comparing two arrays is a vectorized
- * intrinsic). Thread-safe; process-wide, bounded by {@value #MAX_PATHS} paths.
+ * intrinsic). Thread-safe; process-wide, bounded by {@value #MAX_PATHS} paths of at most
+ * {@value #MAX_SIZE} bytes each, so that a large {@code copy} is not held for the rest of the run.
  */
 final class UploadDigests {
     /** Below this a content is hashed each time: the hash costs less than what is kept. */
     static final int MIN_SIZE = 8 * 1024;
+    static final int MAX_SIZE = 4 * 1024 * 1024;
     static final int MAX_PATHS = 256;
 
     private record Known(byte[] content, String digest) {
@@ -31,7 +33,7 @@ final class UploadDigests {
 
     /** The SHA-256 of {@code content} in lower-case hex, as {@code sha256sum} prints it. */
     static String of(String path, byte[] content) {
-        if (content.length < MIN_SIZE) {
+        if (content.length < MIN_SIZE || content.length > MAX_SIZE) {
             return Sha256.hex(content);
         }
         Known last = LAST_BY_PATH.get(path);
@@ -42,6 +44,7 @@ final class UploadDigests {
         if (LAST_BY_PATH.size() >= MAX_PATHS) {
             LAST_BY_PATH.clear();
         }
+        // a copy: the caller's array is not ours to keep unchanged
         LAST_BY_PATH.put(path, new Known(content.clone(), digest));
         return digest;
     }

@@ -62,6 +62,15 @@ class UploadDigestsTest {
     }
 
     @Test
+    void aContentAboveTheSizeKeptIsHashedEachTime() {
+        String path = path();
+        byte[] large = content(UploadDigests.MAX_SIZE + 1, 'z');
+        assertEquals(Sha256.hex(large), UploadDigests.of(path, large));
+        large[large.length / 2] = 'y';
+        assertEquals(Sha256.hex(large), UploadDigests.of(path, large));
+    }
+
+    @Test
     void manyPathsStayCorrectPastTheBound() {
         byte[] content = content(10_000, 'm');
         for (int i = 0; i < UploadDigests.MAX_PATHS * 2 + 3; i++) {

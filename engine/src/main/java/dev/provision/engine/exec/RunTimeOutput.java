@@ -24,7 +24,7 @@ public final class RunTimeOutput {
     }
 
     static String placeholder(Task task) {
-        return "<output of '" + task.displayName().replace("'", "") + "' at " + task.position() + ", known when it runs>";
+        return OPENING + task.displayName().replace("'", "") + "' at " + task.position() + ", known when it runs>";
     }
 
     /**

@@ -8,9 +8,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.channel.direct.Session;
@@ -25,7 +25,8 @@ import net.schmizz.sshj.connection.channel.direct.Session;
  * script that never reads that stream itself: the command line travels as one quoted word and is
  * run as {@code setsid /bin/sh -c WORD} (its own process group, so a timeout can kill it with its
  * descendants: the group's id is in the file {@code p} of the shell's {@link #workDirectory()} while
- * it runs), its standard input is a file (decoded from a here-document) or {@code /dev/null}, and
+ * it runs), its standard input is a file (decoded from a here-document: {@link StdinDocuments}) or
+ * {@code /dev/null}, and
  * its outputs go to files. The shell answers each command with one line this class parses and the
  * two outputs by length, so nothing a command prints can be taken for framing:
  * <pre>
@@ -38,7 +39,8 @@ import net.schmizz.sshj.connection.channel.direct.Session;
  */
 final class RemoteShell implements AutoCloseable {
     /**
-     * Defines {@code __pv} and answers {@code READY} with its work directory; exits (no READY) where a tool it needs is missing.
+     * Defines {@code __pv} and answers {@code READY} with its work directory and whether it has
+     * {@code gzip} ({@code z} or {@code -}); exits (no READY) where a tool it needs is missing.
      * Its work directory holds its pid, so that the next shell removes the directories of shells that
      * died without their EXIT trap (the controller was killed: a signal, or the session just vanished).
      */
@@ -62,11 +64,10 @@ final class RemoteShell implements AutoCloseable {
               echo "R $__pv_s $1 $3"
               [ "$1$3" = 00 ] || cat -- "$__pv_d/o" "$__pv_d/e"
             }
-            echo "READY $__pv_d"
+            command -v gzip >/dev/null 2>&1 && __pv_z=z || __pv_z=-
+            echo "READY $__pv_d $__pv_z"
             """;
-    private static final String READY = "READY ";
-    private static final Pattern WORK_DIRECTORY = Pattern.compile("/tmp/provision\\.[A-Za-z0-9]{8}");
-    private static final String HERE_DOC_END = "__PROVISION_STDIN_END__";
+    private static final Pattern READY_LINE = Pattern.compile("READY (/tmp/provision\\.[A-Za-z0-9]{8}) ([z-])");
     private static final int MAX_LINE = 4096;
 
     private final Session session;
@@ -74,6 +75,7 @@ final class RemoteShell implements AutoCloseable {
     private final OutputStream script;
     private final InputStream answers;
     private String workDirectory;
+    private boolean gzip;
 
     private RemoteShell(Session session, Session.Command shell) {
         this.session = session;
@@ -122,10 +124,10 @@ final class RemoteShell implements AutoCloseable {
                 remote.send(PRELUDE);
                 // A login script may print a banner even for a command; skip it.
                 for (int lines = 0; remote.workDirectory == null; lines++) {
-                    String line = remote.line();
-                    String directory = line.startsWith(READY) ? line.substring(READY.length()) : "";
-                    if (WORK_DIRECTORY.matcher(directory).matches()) {
-                        remote.workDirectory = directory;
+                    Matcher ready = READY_LINE.matcher(remote.line());
+                    if (ready.matches()) {
+                        remote.workDirectory = ready.group(1);
+                        remote.gzip = ready.group(2).equals("z");
                     } else if (lines > 200) {
                         throw new IOException("the remote shell did not start");
                     }
@@ -157,18 +159,13 @@ final class RemoteShell implements AutoCloseable {
 
     /** Sends {@code request}; {@link #result} waits for its end. */
     void submit(ExecRequest request) throws IOException {
-        StringBuilder chunk = new StringBuilder();
         byte[] stdin = request.stdin();
         String input = "/dev/null";
         if (stdin.length > 0) {
-            // 0600: the input may be a become password or a secret file's content.
-            chunk.append("(umask 077 && exec base64 -d >\"$__pv_d/i\") <<'").append(HERE_DOC_END).append("'\n")
-                    .append(Base64.getMimeEncoder(76, new byte[] {'\n'}).encodeToString(stdin))
-                    .append('\n').append(HERE_DOC_END).append('\n');
+            script.write(StdinDocuments.of(stdin, gzip));
             input = "\"$__pv_d/i\"";
         }
-        chunk.append("__pv ").append(ShellWords.quote(request.commandLine())).append(' ').append(input).append('\n');
-        send(chunk.toString());
+        send("__pv " + ShellWords.quote(request.commandLine()) + ' ' + input + '\n');
     }
 
     /** Waits for the command sent by {@link #submit} to end and returns its status and outputs. */

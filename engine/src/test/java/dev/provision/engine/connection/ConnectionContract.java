@@ -98,6 +98,20 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void passesTheSameLargerInputThroughUnchangedEachTime() throws Exception {
+        // The second time an SSH connection sends it compressed (StdinDocuments); a copy that
+        // differs in one byte must not be taken for it.
+        byte[] input = everyByteValue(300_001);
+        byte[] changed = input.clone();
+        changed[150_000] ^= 1;
+        for (byte[] sent : new byte[][] {input, input.clone(), changed, input}) {
+            ExecResult result = connection.exec(ExecRequest.shell("cat").withStdin(sent));
+            assertEquals(0, result.exitCode());
+            assertArrayEquals(sent, result.stdout());
+        }
+    }
+
+    @Test
     void endsStandardInputSoThatReadersFinish() throws Exception {
         ExecResult result = connection.exec(ExecRequest.shell("wc -c").withStdin("four".getBytes(StandardCharsets.UTF_8)));
         assertEquals("4", result.stdoutText().strip());

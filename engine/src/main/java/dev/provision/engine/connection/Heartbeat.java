@@ -1,5 +1,6 @@
 package dev.provision.engine.connection;
 
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledFuture;
@@ -42,12 +43,21 @@ final class Heartbeat {
         };
     }
 
-    /** Starts {@code client}'s keepalives (once it is authenticated). */
-    static void begin(SSHClient client, int seconds, int missed) {
+    /** Starts {@code client}'s keepalives (once it is authenticated); none where they are off. */
+    static void begin(SSHClient client, HostSettings.KeepAlive keepAlive) {
         Beat beat = beatOf(client);
-        if (beat != null) {
-            beat.begin(seconds, missed);
+        if (beat != null && !keepAlive.off()) {
+            beat.begin(keepAlive);
         }
+    }
+
+    /**
+     * Why the keepalives gave up on {@code client}'s host, with the settings that decided it and the
+     * one to change for a host that is only slow; empty while they have not.
+     */
+    static Optional<String> lossReason(SSHClient client) {
+        Beat beat = beatOf(client);
+        return beat == null ? Optional.empty() : Optional.ofNullable(beat.lossReason);
     }
 
     /**
@@ -83,6 +93,8 @@ final class Heartbeat {
         private final AtomicBoolean sending = new AtomicBoolean();
         private final AtomicInteger stuckTicks = new AtomicInteger();
         private volatile int missed = Integer.MAX_VALUE;
+        private volatile HostSettings.KeepAlive settings = HostSettings.KeepAlive.DEFAULT;
+        private volatile String lossReason;
         private volatile long intervalNanos;
         private volatile long lastHeard = System.nanoTime();
         private volatile ScheduledFuture<?> ticks;
@@ -91,11 +103,12 @@ final class Heartbeat {
             super(connection, "provision-keepalive");
         }
 
-        /** Beats every {@code seconds}; after {@code missed} unanswered beats the connection is dropped. */
-        private void begin(int seconds, int missed) {
-            this.missed = missed;
-            this.intervalNanos = TimeUnit.SECONDS.toNanos(seconds);
-            ticks = ConnectionTimer.every(seconds, this::tick);
+        /** Beats every interval of silence; after {@code countMax} unanswered beats the connection is dropped. */
+        private void begin(HostSettings.KeepAlive keepAlive) {
+            this.settings = keepAlive;
+            this.missed = keepAlive.countMax();
+            this.intervalNanos = TimeUnit.SECONDS.toNanos(keepAlive.intervalSeconds());
+            ticks = ConnectionTimer.every(keepAlive.intervalSeconds(), this::tick);
         }
 
         private void end() {
@@ -118,8 +131,10 @@ final class Heartbeat {
             }
             if (!sending.compareAndSet(false, true)) {
                 if (stuckTicks.incrementAndGet() >= missed) {
-                    giveUp(transport, new ConnectionException(DisconnectReason.CONNECTION_LOST,
-                            "a keepalive could not even be sent for " + missed + " intervals"));
+                    // Our output is backed up: the host has not taken in what was sent to it.
+                    giveUp(transport, new ConnectionException(DisconnectReason.CONNECTION_LOST, lost(
+                            "the host took in nothing sent to it for " + missed + " keepalive intervals of "
+                                    + settings.intervalSeconds() + " s")));
                 }
                 return;
             }
@@ -137,7 +152,19 @@ final class Heartbeat {
 
         private void giveUp(Transport transport, Exception why) {
             end();
+            if (lossReason == null && why instanceof ConnectionException lost
+                    && lost.getDisconnectReason() == DisconnectReason.CONNECTION_LOST) {
+                lossReason = lost.getMessage();
+            }
             transport.die(why);
+        }
+
+        /** {@code what} happened, the settings that made it a loss, and what to set for a slow host. */
+        private String lost(String what) {
+            int interval = settings.intervalSeconds();
+            return what + " (ServerAliveInterval " + interval + ", ServerAliveCountMax " + settings.countMax()
+                    + "); if the host is only slow, give it longer: -o ServerAliveInterval=" + Math.max(60, 4 * interval)
+                    + " in ansible_ssh_common_args";
         }
 
         @Override
@@ -149,8 +176,9 @@ final class Heartbeat {
                 unanswered.poll();
             }
             if (unanswered.size() >= missed) {
-                throw new ConnectionException(DisconnectReason.CONNECTION_LOST,
-                        "no reply to " + missed + " keepalives in a row");
+                throw new ConnectionException(DisconnectReason.CONNECTION_LOST, lost(missed == 0
+                        ? "silent for a keepalive interval of " + settings.intervalSeconds() + " s"
+                        : "no answer to " + missed + " keepalives sent " + settings.intervalSeconds() + " s apart"));
             }
             unanswered.add(conn.sendGlobalRequest("keepalive@openssh.com", true, new byte[0]));
         }

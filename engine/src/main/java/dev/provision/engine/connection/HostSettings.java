@@ -14,8 +14,10 @@ import java.util.regex.Pattern;
  * How to reach one host, read from its inventory variables (the Ansible names, so existing
  * inventories work): {@code ansible_connection}, {@code ansible_host}, {@code ansible_port},
  * {@code ansible_user}, {@code ansible_ssh_private_key_file}, {@code ansible_ssh_common_args}
- * ({@code -o ProxyJump=} or {@code -J}) or {@code jump_host}, and {@code ansible_become},
- * {@code ansible_become_user}, {@code ansible_become_password}.
+ * ({@code -o ProxyJump=} or {@code -J}) or {@code jump_host}, {@code -o ServerAliveInterval=} and
+ * {@code -o ServerAliveCountMax=} in {@code ansible_ssh_args}, {@code ansible_ssh_common_args} or
+ * {@code ansible_ssh_extra_args} (as ssh reads them: the first value given wins), and
+ * {@code ansible_become}, {@code ansible_become_user}, {@code ansible_become_password}.
  *
  * @param privateKey the host's own key file, when it names one
  * @param becomePassword empty when sudo needs none
@@ -28,6 +30,7 @@ record HostSettings(
         String user,
         Optional<Path> privateKey,
         Optional<Jump> jump,
+        KeepAlive keepAlive,
         boolean become,
         String becomeUser,
         Optional<String> becomePassword) {
@@ -44,6 +47,26 @@ record HostSettings(
         }
     }
 
+    /**
+     * How long a silent host is given before it is unreachable, as OpenSSH's {@code ServerAliveInterval}
+     * and {@code ServerAliveCountMax}: a keepalive every {@code intervalSeconds} of silence, the host
+     * lost after {@code countMax} of them unanswered. An interval of 0 sends none (the host is then
+     * only bounded by the task's time limit).
+     */
+    record KeepAlive(int intervalSeconds, int countMax) {
+        /** OpenSSH leaves keepalives off; we bound a dead host's wait to about a minute instead. */
+        static final KeepAlive DEFAULT = new KeepAlive(15, 3);
+
+        boolean off() {
+            return intervalSeconds == 0;
+        }
+    }
+
+    /** The ssh arguments Ansible passes, in the order ssh sees them (ssh keeps an option's first value). */
+    private static final List<String> SSH_ARGUMENT_VARIABLES =
+            List.of("ansible_ssh_args", "ansible_ssh_common_args", "ansible_ssh_extra_args");
+    private static final Pattern SSH_TIME = Pattern.compile("([0-9]{1,6}[sSmMhHdDwW]?){1,5}");
+    private static final Pattern SSH_TIME_PART = Pattern.compile("([0-9]{1,6})([sSmMhHdDwW]?)");
     private static final Pattern PROXY_JUMP = Pattern.compile("(?:ProxyJump[= ]\\s*|-J\\s*)([^\\s'\"]+)");
     private static final Pattern JUMP = Pattern.compile("(?:([^@\\s]+)@)?([^@:\\s]+)(?::(\\d+))?");
 
@@ -53,6 +76,7 @@ record HostSettings(
         requireNonNull(user, "user cannot be null");
         requireNonNull(privateKey, "privateKey cannot be null");
         requireNonNull(jump, "jump cannot be null");
+        requireNonNull(keepAlive, "keepAlive cannot be null");
         requireNonNull(becomeUser, "becomeUser cannot be null");
         requireNonNull(becomePassword, "becomePassword cannot be null");
     }
@@ -72,10 +96,11 @@ record HostSettings(
         Optional<Path> key = text(vars, "ansible_ssh_private_key_file").or(() -> text(vars, "ansible_private_key_file"))
                 .map(path -> expandHome(path, home));
         Optional<Jump> jump = jump(hostName, vars);
+        KeepAlive keepAlive = keepAlive(hostName, vars);
         boolean become = bool(vars.get("ansible_become")) || bool(vars.get("become"));
         String becomeUser = text(vars, "ansible_become_user").or(() -> text(vars, "become_user")).orElse("root");
         Optional<String> password = text(vars, "ansible_become_password").or(() -> text(vars, "ansible_become_pass"));
-        return new HostSettings(hostName, local, address, port, local ? localUser : user, key, jump, become,
+        return new HostSettings(hostName, local, address, port, local ? localUser : user, key, jump, keepAlive, become,
                 becomeUser, password);
     }
 
@@ -124,6 +149,57 @@ record HostSettings(
         }
         int port = port(hostName, "the jump host's port", matcher.group(3), 22);
         return Optional.of(new Jump(matcher.group(2), port, Optional.ofNullable(matcher.group(1))));
+    }
+
+    /**
+     * {@code -o Option=VALUE} (also {@code -oOption=VALUE}, {@code -o 'Option VALUE'}; the name in any
+     * case) from the host's ssh arguments, the first one given, with the variable that gave it.
+     */
+    private static Optional<Map.Entry<String, String>> sshOption(Map<String, Object> vars, String option) {
+        Pattern given = Pattern.compile("(?i)(?:^|\\s)-o\\s*['\"]?\\s*" + option + "(?:\\s*=\\s*|\\s+)([^\\s'\"]*)");
+        for (String variable : SSH_ARGUMENT_VARIABLES) {
+            Optional<String> args = text(vars, variable);
+            Matcher matcher = args.isEmpty() ? null : given.matcher(args.get());
+            if (matcher != null && matcher.find()) {
+                return Optional.of(Map.entry(variable, matcher.group(1)));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static KeepAlive keepAlive(String hostName, Map<String, Object> vars) throws UnreachableException {
+        int interval = KeepAlive.DEFAULT.intervalSeconds();
+        Optional<Map.Entry<String, String>> given = sshOption(vars, "ServerAliveInterval");
+        if (given.isPresent()) {
+            // ssh reads it as a time: seconds, or units as in 1m30s
+            Matcher time = SSH_TIME.matcher(given.get().getValue());
+            if (given.get().getValue().isEmpty() || !time.matches()) {
+                throw new UnreachableException("host " + hostName + ": ServerAliveInterval in " + given.get().getKey()
+                        + " must be a time in seconds (30) or with units (1m30s), got '" + given.get().getValue() + "'");
+            }
+            Matcher part = SSH_TIME_PART.matcher(given.get().getValue());
+            long seconds = 0;
+            while (part.find()) {
+                seconds += Long.parseLong(part.group(1)) * switch (part.group(2).toLowerCase(Locale.ROOT)) {
+                    case "m" -> 60;
+                    case "h" -> 3600;
+                    case "d" -> 86_400;
+                    case "w" -> 604_800;
+                    default -> 1;
+                };
+            }
+            interval = (int) Math.min(seconds, Integer.MAX_VALUE);
+        }
+        int count = KeepAlive.DEFAULT.countMax();
+        given = sshOption(vars, "ServerAliveCountMax");
+        if (given.isPresent()) {
+            if (!given.get().getValue().matches("[0-9]{1,6}")) {
+                throw new UnreachableException("host " + hostName + ": ServerAliveCountMax in " + given.get().getKey()
+                        + " must be a whole number, got '" + given.get().getValue() + "'");
+            }
+            count = Integer.parseInt(given.get().getValue());
+        }
+        return new KeepAlive(interval, count);
     }
 
     private static Optional<String> text(Map<String, Object> vars, String name) {

@@ -81,7 +81,7 @@ public final class SshConnection implements Connection {
     public ExecResult exec(ExecRequest request) throws ConnectionException {
         requireNonNull(request, "request cannot be null");
         if (closed.get()) {
-            throw new UnreachableException("ssh: connection to " + destination + " was lost");
+            throw lost(null);
         }
         long deadline = System.nanoTime() + request.timeout().toNanos();
         try {
@@ -114,7 +114,7 @@ public final class SshConnection implements Connection {
             return RemoteShell.start(client, SHELL_START_MILLIS);
         } catch (IOException e) {
             if (!client.isConnected()) {
-                throw new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
+                throw lost(e);
             }
             shellsWork = false;
             return null;
@@ -201,7 +201,7 @@ public final class SshConnection implements Connection {
         }
         if (lost) {
             close();
-            return new UnreachableException("ssh: connection to " + destination + " was lost: " + SshErrors.reason(e), e);
+            return lost(e);
         }
         return new ConnectionException("ssh: running a command on " + hostName + " failed: " + SshErrors.reason(e), e);
     }
@@ -218,8 +218,14 @@ public final class SshConnection implements Connection {
 
     private void requireConnected() throws UnreachableException {
         if (!client.isConnected() || !client.isAuthenticated()) {
-            throw new UnreachableException("ssh: connection to " + destination + " was lost");
+            throw lost(null);
         }
+    }
+
+    /** The host is lost, and why: what the keepalives concluded, else what broke (null: nothing more known). */
+    private UnreachableException lost(IOException e) {
+        String why = Heartbeat.lossReason(client).orElse(e == null ? "" : SshErrors.reason(e));
+        return new UnreachableException("ssh: connection to " + destination + " was lost" + (why.isEmpty() ? "" : ": " + why), e);
     }
 
     /** A session channel for this one command: the way when remote shells cannot start. */

@@ -38,10 +38,12 @@ import net.schmizz.sshj.userauth.method.AuthMethod;
  * unless it names its own user), and shared by every host behind it; each target is then reached
  * through a direct-tcpip channel and verified and authenticated end to end.
  *
- * <p>Every host key (jump hosts included) is checked against the {@link KnownHostsStore}. Keepalive
- * every {@value #KEEP_ALIVE_SECONDS} s (one timer for all connections, {@link Heartbeat}); a host that stops answering is dropped after
- * {@value #KEEP_ALIVE_MISSED} missed replies (its commands then fail as unreachable). Every failure to connect, verify or authenticate is an {@link UnreachableException} with
- * one line, e.g. {@code ssh: connect to 10.1.0.5:22: connection refused}.
+ * <p>Every host key (jump hosts included) is checked against the {@link KnownHostsStore}. A keepalive
+ * after every 15 s of silence (one timer for all connections, {@link Heartbeat}); a host that stops
+ * answering is dropped after 3 missed replies (its commands then fail as unreachable); the host's
+ * {@code -o ServerAliveInterval=}/{@code ServerAliveCountMax=} change both ({@link HostSettings.KeepAlive};
+ * a jump host keeps the default). Every failure to connect, verify or authenticate is an
+ * {@link UnreachableException} with one line, e.g. {@code ssh: connect to 10.1.0.5:22: connection refused}.
  *
  * <p>Handshakes are paced: at most {@link #handshakeLimit()} connections are between TCP connect and
  * authenticated at once (default {@value #MIN_HANDSHAKES} or 4 per core, whichever is more;
@@ -56,9 +58,6 @@ import net.schmizz.sshj.userauth.method.AuthMethod;
  */
 public final class SshConnectionFactory implements ConnectionFactory {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
-    /** Like OpenSSH's {@code ServerAliveInterval 15}, {@code ServerAliveCountMax 3}: a silent host is lost after 45 s. */
-    static final int KEEP_ALIVE_SECONDS = 15;
-    static final int KEEP_ALIVE_MISSED = 3;
     private static final List<String> DEFAULT_KEYS = List.of("id_ed25519", "id_ecdsa", "id_rsa");
     /** The fewest handshakes in flight by default: sshd's default MaxStartups begins dropping above 10. */
     static final int MIN_HANDSHAKES = 8;
@@ -215,7 +214,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
             throw check.refusal().orElseGet(() -> SshErrors.connectFailed(host.destination()
                     + host.jump().map(j -> " via jump host " + j.host()).orElse(""), e, settings.connectTimeout()));
         }
-        authenticate(client, host.user(), keys, host.destination());
+        authenticate(client, host.user(), keys, host.destination(), host.keepAlive());
         return new SshConnection(host.hostName(), destination, client, check.verifiedKey().orElseThrow(), handshakes);
     }
 
@@ -254,13 +253,13 @@ public final class SshConnectionFactory implements ConnectionFactory {
         return List.copyOf(keys);
     }
 
-    private void authenticate(SSHClient client, String user, List<UsableKey> keys, String destination)
-            throws UnreachableException {
+    private void authenticate(SSHClient client, String user, List<UsableKey> keys, String destination,
+                              HostSettings.KeepAlive keepAlive) throws UnreachableException {
         // Only the keys that loaded were offered; a skipped one was named when it was skipped.
         String tried = keys.stream().map(key -> display(key.file())).collect(Collectors.joining(", "));
         try {
             client.auth(user, keys.stream().<AuthMethod>map(key -> new SignedPublickey(key.key())).toList());
-            Heartbeat.begin(client, KEEP_ALIVE_SECONDS, KEEP_ALIVE_MISSED);
+            Heartbeat.begin(client, keepAlive);
         } catch (UserAuthException e) {
             closeQuietly(client);
             throw new UnreachableException("ssh: authentication as " + user + " to " + destination
@@ -338,7 +337,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
                 throw check.refusal().orElseGet(() -> SshErrors.connectFailed(destination + " (jump host)", e,
                         settings.connectTimeout()));
             }
-            authenticate(fresh, user, keys, destination + " (jump host)");
+            authenticate(fresh, user, keys, destination + " (jump host)", HostSettings.KeepAlive.DEFAULT);
             client = fresh;
             return client;
         }

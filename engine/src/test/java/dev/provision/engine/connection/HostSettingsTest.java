@@ -49,6 +49,42 @@ class HostSettingsTest {
     }
 
     @Test
+    void keepsAlivePerOpenSshDefaultsUnlessTheSshArgumentsSayOtherwise() throws Exception {
+        assertEquals(new HostSettings.KeepAlive(15, 3), of(Map.of()).keepAlive());
+        assertEquals(new HostSettings.KeepAlive(60, 10), of(Map.of("ansible_ssh_common_args",
+                "-o StrictHostKeyChecking=no -o ServerAliveInterval=60 -oserveralivecountmax=10")).keepAlive());
+        assertEquals(new HostSettings.KeepAlive(90, 3), of(Map.of("ansible_ssh_extra_args",
+                "-o 'ServerAliveInterval 1m30s'")).keepAlive());
+        assertEquals(new HostSettings.KeepAlive(0, 3), of(Map.of("ansible_ssh_common_args",
+                "-o ServerAliveInterval=0")).keepAlive());
+        assertTrue(of(Map.of("ansible_ssh_common_args", "-o ServerAliveInterval=0")).keepAlive().off());
+    }
+
+    @Test
+    void takesTheFirstKeepaliveValueGivenAsSshDoes() throws Exception {
+        // ssh gets ansible_ssh_args, then the common, then the extra arguments, and keeps an option's first value.
+        HostSettings host = of(Map.of("ansible_ssh_args", "-C -o ServerAliveInterval=20",
+                "ansible_ssh_common_args", "-o ServerAliveInterval=30 -o ServerAliveCountMax=5",
+                "ansible_ssh_extra_args", "-o ServerAliveInterval=40 -o ServerAliveCountMax=6"));
+        assertEquals(new HostSettings.KeepAlive(20, 5), host.keepAlive());
+        // Not an option of its own: a word that merely ends in the name.
+        assertEquals(new HostSettings.KeepAlive(15, 3), of(Map.of("ansible_ssh_common_args",
+                "-o XServerAliveInterval=99")).keepAlive());
+    }
+
+    @Test
+    void refusesAKeepaliveThatIsNotANumber() {
+        UnreachableException interval = assertThrows(UnreachableException.class,
+                () -> of(Map.of("ansible_ssh_common_args", "-o ServerAliveInterval=soon")));
+        assertEquals("host node01: ServerAliveInterval in ansible_ssh_common_args must be a time in seconds (30) or"
+                + " with units (1m30s), got 'soon'", interval.getMessage());
+        UnreachableException count = assertThrows(UnreachableException.class,
+                () -> of(Map.of("ansible_ssh_extra_args", "-o ServerAliveCountMax=-1")));
+        assertEquals("host node01: ServerAliveCountMax in ansible_ssh_extra_args must be a whole number, got '-1'",
+                count.getMessage());
+    }
+
+    @Test
     void refusesAChainOfJumpHostsAndABadPort() {
         UnreachableException chain = assertThrows(UnreachableException.class,
                 () -> of(Map.of("jump_host", "a,b")));

@@ -178,6 +178,37 @@ class SshConnectionFactoryTest {
         }
     }
 
+    /**
+     * A host that hangs (its sshd stopped, the TCP connection open) is lost after the keepalives the
+     * host's ssh arguments ask for, not the default 15 s x 3, and the message says which settings
+     * decided it and what to set for a host that is only slow.
+     */
+    @Test
+    void aHungHostIsLostAfterTheKeepalivesItsSshArgumentsAskFor() throws Exception {
+        sshd = TestSshd.start(directory.resolve("sshd"));
+        Map<String, Object> vars = new HashMap<>(vars());
+        vars.put("ansible_ssh_common_args", "-o ServerAliveInterval=1 -o ServerAliveCountMax=2");
+        try (SshConnectionFactory factory = factory(KnownHostsStore.Policy.ACCEPT_NEW, Set.of(), settings(sshd.clientKey));
+             Connection connection = factory.open("node01", vars)) {
+            assertEquals("up", connection.exec(ExecRequest.shell("echo up")).stdoutText().strip());
+            sshd.signalSessions("STOP");
+            long started = System.nanoTime();
+            try {
+                UnreachableException lost = assertThrows(UnreachableException.class,
+                        () -> connection.exec(ExecRequest.shell("echo still there")));
+                long seconds = Duration.ofNanos(System.nanoTime() - started).toSeconds();
+                assertTrue(seconds < 15, "lost after " + seconds + " s, not the default 45-60 s");
+                assertTrue(lost.getMessage().startsWith("ssh: connection to 127.0.0.1:" + sshd.port + " was lost: "),
+                        lost.getMessage());
+                assertTrue(lost.getMessage().contains("(ServerAliveInterval 1, ServerAliveCountMax 2); if the host is only"
+                        + " slow, give it longer: -o ServerAliveInterval=60 in ansible_ssh_common_args"), lost.getMessage());
+                assertOneLine(lost.getMessage());
+            } finally {
+                sshd.signalSessions("CONT");
+            }
+        }
+    }
+
     /** What OpenSSH's ssh no longer offers, provision does not either; the error names both lists. */
     @Test
     void refusesAServerThatOffersOnlyWeakCiphersAsSshDoes() throws Exception {

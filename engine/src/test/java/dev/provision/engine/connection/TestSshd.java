@@ -112,6 +112,18 @@ final class TestSshd implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code signal} (STOP: the host hangs with its TCP connections open; CONT) to every process
+     * the server started for its connections, not to the listener itself.
+     */
+    void signalSessions(String signal) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
+        process.descendants().forEach(p -> command.add(Long.toString(p.pid())));
+        if (command.size() > 2) {
+            run(command);
+        }
+    }
+
     /** A new host key (the node was "rebuilt"); takes effect at the next {@link #start()}. */
     void regenerateHostKey() throws IOException, InterruptedException {
         Files.delete(hostKey());

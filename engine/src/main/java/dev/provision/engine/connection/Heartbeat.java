@@ -21,7 +21,7 @@ import net.schmizz.sshj.transport.Transport;
  * Keepalives for every SSH connection of the run from one timer ({@link ConnectionTimer}), like OpenSSH's
  * {@code ServerAliveInterval}/{@code ServerAliveCountMax}: every interval a {@code keepalive@openssh.com}
  * request that wants a reply, unless the host answered a command within the interval (which also
- * resets the count); a connection with {@code missed} requests unanswered is broken off.
+ * resets the count); a connection with {@code ServerAliveCountMax} requests unanswered is broken off.
  *
  * <p>Why not sshj's own: it is a platform thread per connection, and at a thousand hosts those
  * thousand threads (waking, and their stacks scanned at every garbage collection) cost the
@@ -92,7 +92,6 @@ final class Heartbeat {
         private final Queue<Promise<SSHPacket, ConnectionException>> unanswered = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean sending = new AtomicBoolean();
         private final AtomicInteger stuckTicks = new AtomicInteger();
-        private volatile int missed = Integer.MAX_VALUE;
         private volatile HostSettings.KeepAlive settings = HostSettings.KeepAlive.DEFAULT;
         private volatile String lossReason;
         private volatile long intervalNanos;
@@ -106,7 +105,6 @@ final class Heartbeat {
         /** Beats every interval of silence; after {@code countMax} unanswered beats the connection is dropped. */
         private void begin(HostSettings.KeepAlive keepAlive) {
             this.settings = keepAlive;
-            this.missed = keepAlive.countMax();
             this.intervalNanos = TimeUnit.SECONDS.toNanos(keepAlive.intervalSeconds());
             ticks = ConnectionTimer.every(keepAlive.intervalSeconds(), this::tick);
         }
@@ -129,6 +127,7 @@ final class Heartbeat {
                 stuckTicks.set(0);
                 return;
             }
+            int missed = settings.countMax();
             if (!sending.compareAndSet(false, true)) {
                 if (stuckTicks.incrementAndGet() >= missed) {
                     // Our output is backed up: the host has not taken in what was sent to it.
@@ -172,6 +171,7 @@ final class Heartbeat {
             if (!conn.equals(conn.getTransport().getService())) {
                 return; // not authenticated yet, or already closing
             }
+            int missed = settings.countMax();
             for (Promise<SSHPacket, ConnectionException> oldest; (oldest = unanswered.peek()) != null && oldest.isFulfilled(); ) {
                 unanswered.poll();
             }

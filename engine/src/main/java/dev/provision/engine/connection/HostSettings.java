@@ -62,9 +62,6 @@ record HostSettings(
         }
     }
 
-    /** The ssh arguments Ansible passes, in the order ssh sees them (ssh keeps an option's first value). */
-    private static final List<String> SSH_ARGUMENT_VARIABLES =
-            List.of("ansible_ssh_args", "ansible_ssh_common_args", "ansible_ssh_extra_args");
     private static final Pattern SSH_TIME = Pattern.compile("([0-9]{1,6}[sSmMhHdDwW]?){1,5}");
     private static final Pattern SSH_TIME_PART = Pattern.compile("([0-9]{1,6})([sSmMhHdDwW]?)");
     private static final Pattern PROXY_JUMP = Pattern.compile("(?:ProxyJump[= ]\\s*|-J\\s*)([^\\s'\"]+)");
@@ -157,7 +154,7 @@ record HostSettings(
      */
     private static Optional<Map.Entry<String, String>> sshOption(Map<String, Object> vars, String option) {
         Pattern given = Pattern.compile("(?i)(?:^|\\s)-o\\s*['\"]?\\s*" + option + "(?:\\s*=\\s*|\\s+)([^\\s'\"]*)");
-        for (String variable : SSH_ARGUMENT_VARIABLES) {
+        for (String variable : SshArguments.VARIABLES) {
             Optional<String> args = text(vars, variable);
             Matcher matcher = args.isEmpty() ? null : given.matcher(args.get());
             if (matcher != null && matcher.find()) {

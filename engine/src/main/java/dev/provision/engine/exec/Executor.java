@@ -3,6 +3,7 @@ package dev.provision.engine.exec;
 import static java.util.Objects.requireNonNull;
 
 import dev.provision.engine.connection.ConnectionFactory;
+import dev.provision.engine.connection.SshArguments;
 import dev.provision.engine.inventory.Host;
 import dev.provision.engine.inventory.Inventory;
 import dev.provision.engine.playbook.Block;
@@ -139,12 +140,14 @@ public final class Executor {
             Semaphore forks = new Semaphore(options.forks());
             StartGate start = new StartGate(options.startAtTask().orElse(null));
             boolean stopped = false;
+            Set<String> warned = new HashSet<>();
             for (Play play : playbook.plays()) {
                 List<Host> hosts = selectHosts(play, inventory, options, templates);
                 if (hosts.isEmpty()) {
                     listener.noHostsMatched(play.hosts());
                     continue;
                 }
+                warnUnusedSshArguments(hosts, warned);
                 List<HostState> playHosts = new ArrayList<>();
                 for (Host h : hosts) {
                     playHosts.add(states.computeIfAbsent(h.name(), n -> new HostState(h)));
@@ -177,6 +180,31 @@ public final class Executor {
             java.util.Arrays.fill(becomePassword, '\0');
         }
         return RunSummary.of(states.values(), stopRequested);
+    }
+
+    /**
+     * One warning per ssh argument variable and set of arguments provision does not act on (Ansible
+     * hands them to ssh; provision has none), naming a few of the hosts; each only once per run.
+     */
+    private void warnUnusedSshArguments(List<Host> hosts, Set<String> warned) {
+        Map<String, List<String>> hostsBySaying = new LinkedHashMap<>();
+        for (Host h : hosts) {
+            for (String variable : SshArguments.VARIABLES) {
+                List<String> unused = SshArguments.unused(h.vars(), variable);
+                if (!unused.isEmpty()) {
+                    String saying = variable + ": provision does not act on " + String.join(", ", unused);
+                    hostsBySaying.computeIfAbsent(saying, k -> new ArrayList<>()).add(h.name());
+                }
+            }
+        }
+        hostsBySaying.forEach((saying, names) -> {
+            if (warned.add(saying)) {
+                String who = String.join(", ", names.subList(0, Math.min(3, names.size())))
+                        + (names.size() > 3 ? " and " + (names.size() - 3) + " more" : "");
+                listener.warning(saying + " (" + who + "); it uses -o ProxyJump or -J, -o ServerAliveInterval and"
+                        + " -o ServerAliveCountMax only, and always verifies host keys");
+            }
+        });
     }
 
     /** The play's tasks in run order (pre_tasks, roles and tasks, post_tasks), blocks flattened; no handlers. */

@@ -1,6 +1,7 @@
 package dev.provision.engine.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -46,6 +47,36 @@ class AnsibleFlagsTest {
         assertEquals(0, code, output());
         assertTrue(output().contains("ok: [localhost] => user=alice become=true as=train"), output());
         assertTrue(output().contains("ok: [other] => user=bob become=true as=train"), output());
+    }
+
+    @Test
+    void sshArgumentsProvisionDoesNotActOnAreNamedOnceNeverWithTheirValues() throws Exception {
+        Path inventory = Files.writeString(tmp.resolve("hosts.ini"), """
+                [nodes]
+                a ansible_connection=local
+                b ansible_connection=local
+                c ansible_connection=local
+                d ansible_connection=local
+                [nodes:vars]
+                ansible_ssh_common_args='-o StrictHostKeyChecking=no -o ProxyCommand="sshpass -p hunter2 ssh gw" -o ServerAliveInterval=60'
+                """);
+        Path twoPlays = Files.writeString(tmp.resolve("two.yml"), """
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - debug: {msg: one}
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - debug: {msg: two}
+                """);
+        assertEquals(0, provision("-i", inventory.toString(), "--check", twoPlays.toString()), output());
+        String warning = "[WARNING]: ansible_ssh_common_args: provision does not act on -o StrictHostKeyChecking,"
+                + " -o ProxyCommand (a, b, c and 1 more); it uses -o ProxyJump or -J, -o ServerAliveInterval and"
+                + " -o ServerAliveCountMax only, and always verifies host keys";
+        assertTrue(output().contains(warning), output());
+        assertEquals(output().indexOf(warning), output().lastIndexOf(warning), "once per run:\n" + output());
+        assertFalse(output().contains("hunter2"), output());
     }
 
     @Test

@@ -94,7 +94,6 @@ final class Heartbeat {
         private final AtomicInteger stuckTicks = new AtomicInteger();
         private volatile HostSettings.KeepAlive settings = HostSettings.KeepAlive.DEFAULT;
         private volatile String lossReason;
-        private volatile long intervalNanos;
         private volatile long lastHeard = System.nanoTime();
         private volatile ScheduledFuture<?> ticks;
 
@@ -105,7 +104,6 @@ final class Heartbeat {
         /** Beats every interval of silence; after {@code countMax} unanswered beats the connection is dropped. */
         private void begin(HostSettings.KeepAlive keepAlive) {
             this.settings = keepAlive;
-            this.intervalNanos = TimeUnit.SECONDS.toNanos(keepAlive.intervalSeconds());
             ticks = ConnectionTimer.every(keepAlive.intervalSeconds(), this::tick);
         }
 
@@ -122,7 +120,7 @@ final class Heartbeat {
                 end();
                 return;
             }
-            if (System.nanoTime() - lastHeard < intervalNanos) {
+            if (System.nanoTime() - lastHeard < TimeUnit.SECONDS.toNanos(settings.intervalSeconds())) {
                 unanswered.clear();
                 stuckTicks.set(0);
                 return;

@@ -148,25 +148,9 @@ record HostSettings(
         return Optional.of(new Jump(matcher.group(2), port, Optional.ofNullable(matcher.group(1))));
     }
 
-    /**
-     * {@code -o Option=VALUE} (also {@code -oOption=VALUE}, {@code -o 'Option VALUE'}; the name in any
-     * case) from the host's ssh arguments, the first one given, with the variable that gave it.
-     */
-    private static Optional<Map.Entry<String, String>> sshOption(Map<String, Object> vars, String option) {
-        Pattern given = Pattern.compile("(?i)(?:^|\\s)-o\\s*['\"]?\\s*" + option + "(?:\\s*=\\s*|\\s+)([^\\s'\"]*)");
-        for (String variable : SshArguments.VARIABLES) {
-            Optional<String> args = text(vars, variable);
-            Matcher matcher = args.isEmpty() ? null : given.matcher(args.get());
-            if (matcher != null && matcher.find()) {
-                return Optional.of(Map.entry(variable, matcher.group(1)));
-            }
-        }
-        return Optional.empty();
-    }
-
     private static KeepAlive keepAlive(String hostName, Map<String, Object> vars) throws UnreachableException {
         int interval = KeepAlive.DEFAULT.intervalSeconds();
-        Optional<Map.Entry<String, String>> given = sshOption(vars, "ServerAliveInterval");
+        Optional<Map.Entry<String, String>> given = SshArguments.option(vars, "ServerAliveInterval");
         if (given.isPresent()) {
             // ssh reads it as a time: seconds, or units as in 1m30s
             Matcher time = SSH_TIME.matcher(given.get().getValue());
@@ -188,7 +172,7 @@ record HostSettings(
             interval = (int) Math.min(seconds, Integer.MAX_VALUE);
         }
         int count = KeepAlive.DEFAULT.countMax();
-        given = sshOption(vars, "ServerAliveCountMax");
+        given = SshArguments.option(vars, "ServerAliveCountMax");
         if (given.isPresent()) {
             if (!given.get().getValue().matches("[0-9]{1,6}")) {
                 throw new UnreachableException("host " + hostName + ": ServerAliveCountMax in " + given.get().getKey()

@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -26,12 +27,53 @@ public final class SshArguments {
     }
 
     /**
+     * The value of {@code -o NAME=VALUE} (also {@code -oNAME=VALUE}, {@code -o 'NAME VALUE'}; the name
+     * in any case), the first one given across {@link #VARIABLES}, with the variable that gave it.
+     */
+    static Optional<Map.Entry<String, String>> option(Map<String, Object> vars, String name) {
+        for (String variable : VARIABLES) {
+            for (String[] argument : arguments(vars, variable)) {
+                if (argument[0].equals("-o")) {
+                    String[] option = argument[1].strip().split("\\s*[=\\s]\\s*", 2);
+                    if (option[0].equalsIgnoreCase(name)) {
+                        return Optional.of(Map.entry(variable, option.length > 1 ? option[1].strip() : ""));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * The arguments provision does not act on, by name only ({@code -o StrictHostKeyChecking},
      * {@code -C}, {@code -i}): a value may be a secret (a {@code ProxyCommand} with a password).
      * Empty when there are none or the variable is not set; an argument string that does not split
      * as shell words is named whole.
      */
     public static List<String> unused(Map<String, Object> vars, String variable) {
+        Set<String> unused = new LinkedHashSet<>();
+        for (String[] argument : arguments(vars, variable)) {
+            switch (argument[0]) {
+                case "-J" -> {
+                }
+                case "-o" -> {
+                    String name = argument[1].strip().split("[=\\s]", 2)[0];
+                    if (!USED_OPTIONS.contains(name.toLowerCase(Locale.ROOT))) {
+                        unused.add("-o " + name);
+                    }
+                }
+                default -> unused.add(argument[0]);
+            }
+        }
+        return List.copyOf(unused);
+    }
+
+    /**
+     * The variable's ssh arguments as {flag, value} pairs: {@code -o} with its option, {@code -i}
+     * with its file, {@code -C} with "", in order; {@code {"(unbalanced quotes)", ""}} for a string
+     * that does not split as shell words.
+     */
+    private static List<String[]> arguments(Map<String, Object> vars, String variable) {
         Object value = vars.get(variable);
         if (value == null || value.toString().isBlank()) {
             return List.of();
@@ -40,32 +82,23 @@ public final class SshArguments {
         try {
             words = ShellWords.split(value.toString());
         } catch (IllegalArgumentException e) {
-            return List.of("(unbalanced quotes)");
+            return List.<String[]>of(new String[] {"(unbalanced quotes)", ""});
         }
-        Set<String> unused = new LinkedHashSet<>();
+        List<String[]> arguments = new ArrayList<>();
         for (int i = 0; i < words.size(); i++) {
             String word = words.get(i);
             if (word.length() < 2 || word.charAt(0) != '-') {
-                continue; // a flag's value, or a stray word
+                continue; // a stray word
             }
             char flag = word.charAt(1);
-            boolean valueFollows = word.length() == 2 && FLAGS_WITH_VALUE.indexOf(flag) >= 0;
-            String given = word.length() > 2 && FLAGS_WITH_VALUE.indexOf(flag) >= 0 ? word.substring(2) : "";
-            if (valueFollows && i + 1 < words.size()) {
-                given = words.get(++i);
-            }
-            if (flag == 'J') {
-                continue;
-            }
-            if (flag == 'o') {
-                String name = given.strip().split("[=\\s]", 2)[0];
-                if (!USED_OPTIONS.contains(name.toLowerCase(Locale.ROOT))) {
-                    unused.add("-o " + name);
-                }
+            if (FLAGS_WITH_VALUE.indexOf(flag) < 0) {
+                arguments.add(new String[] {word, ""});
+            } else if (word.length() > 2) {
+                arguments.add(new String[] {"-" + flag, word.substring(2)});
             } else {
-                unused.add(FLAGS_WITH_VALUE.indexOf(flag) >= 0 ? "-" + flag : word);
+                arguments.add(new String[] {"-" + flag, i + 1 < words.size() ? words.get(++i) : ""});
             }
         }
-        return List.copyOf(new ArrayList<>(unused));
+        return arguments;
     }
 }

@@ -3,6 +3,7 @@ package dev.provision.engine.exec;
 import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
 import dev.provision.modules.spi.CheckResult;
+import dev.provision.modules.spi.CrossHostCheck;
 import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.Verdict;
 import java.util.ArrayList;
@@ -34,6 +35,17 @@ final class FleetRows {
 
     /** Runs the fleet step over the hosts that produced a result and returns the updated results. */
     static Map<String, TaskResult> apply(FleetCheck check, Map<String, TaskResult> byHost, boolean ignoreErrors) {
+        Map<String, Map<String, Object>> outputs = outputs(byHost);
+        if (outputs.isEmpty()) {
+            return byHost;
+        }
+        Map<String, CrossHostCheck.Findings> findings = new LinkedHashMap<>();
+        check.compare(outputs).forEach((host, rows) -> findings.put(host, new CrossHostCheck.Findings(rows, Map.of())));
+        return merge(byHost, findings, ignoreErrors);
+    }
+
+    /** The results a step across hosts reads: those of hosts that planned (not skipped, not unreachable). */
+    static Map<String, Map<String, Object>> outputs(Map<String, TaskResult> byHost) {
         Map<String, Map<String, Object>> outputs = new LinkedHashMap<>();
         byHost.forEach((host, r) -> {
             if ((r.status() == TaskStatus.OK || r.status() == TaskStatus.FAILED || r.status() == TaskStatus.CHANGED
@@ -41,21 +53,24 @@ final class FleetRows {
                 outputs.put(host, r.output());
             }
         });
-        if (outputs.isEmpty()) {
-            return byHost;
-        }
-        Map<String, List<CheckResult>> extra = check.compare(outputs);
+        return outputs;
+    }
+
+    /** Each host's result with its findings added: rows join its table, a failing row fails it. */
+    static Map<String, TaskResult> merge(Map<String, TaskResult> byHost, Map<String, CrossHostCheck.Findings> findings,
+                                         boolean ignoreErrors) {
         Map<String, TaskResult> updated = new LinkedHashMap<>(byHost);
-        extra.forEach((host, rows) -> {
+        findings.forEach((host, found) -> {
             TaskResult r = byHost.get(host);
-            if (r == null || rows.isEmpty()) {
+            if (r == null || found.rows().isEmpty() && found.values().isEmpty()) {
                 return;
             }
             Map<String, Object> output = new LinkedHashMap<>(r.output());
+            output.putAll(found.values());
             List<CheckResult> all = new ArrayList<>(CheckResult.rowsOf(output));
-            all.addAll(rows);
+            all.addAll(found.rows());
             output.put(CheckResult.RESULT_KEY, CheckResult.toMaps(all));
-            boolean fails = rows.stream().anyMatch(row -> row.verdict() == Verdict.FAIL);
+            boolean fails = found.rows().stream().anyMatch(row -> row.verdict() == Verdict.FAIL);
             TaskStatus status = !fails ? r.status() : ignoreErrors ? TaskStatus.IGNORED : TaskStatus.FAILED;
             if (fails) {
                 output.put("failed", true);

@@ -2,6 +2,7 @@ package dev.provision.engine.exec;
 
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
+import dev.provision.modules.spi.CrossHostCheck;
 import dev.provision.modules.spi.FleetCheck;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +13,7 @@ import java.util.Optional;
  * Ansible's linear strategy: each task on every active host at once, the next task when all are
  * done. The only strategy for tasks that join or compare hosts: {@code run_once} (the first host
  * runs it, its registered value is every host's), fleet checks (the module compares all hosts'
- * results), and handlers.
+ * results), cross-host checks (rounds of commands on several hosts at once), and handlers.
  */
 final class LinearStrategy implements Strategy {
     private final BatchRun batch;
@@ -58,6 +59,10 @@ final class LinearStrategy implements Strategy {
         Optional<FleetCheck> fleet = fleetCheck(batch.modules, task);
         if (fleet.isPresent()) {
             results = fleetStep(task, fleet.get(), results);
+        }
+        Optional<CrossHostCheck> across = CrossHostRounds.of(batch.modules, task);
+        if (across.isPresent() && !task.runOnce()) {
+            results = new CrossHostRounds(batch, task, across.get()).run(results);
         }
         recorder.record(task, active, results);
     }

@@ -252,6 +252,16 @@ final class TaskRunner {
     }
 
     /**
+     * The connection a cross-host round runs {@code task}'s commands on for {@code host}: the run's
+     * connection with the task's become and {@code environment:}, as its own commands get; the round
+     * bounds each command itself.
+     */
+    Connection launchConnection(Task task, HostState host) throws TemplateException, UnreachableException {
+        Map<String, Object> vars = play.varsFor(task, host, Map.of());
+        return EnvironmentConnection.of(connections.forTask(task, play.play, host), environment(task, vars));
+    }
+
+    /**
      * The task's {@code environment:} for this host: its layers (play, blocks, task) templated with the
      * task's variables and merged, a later layer's variable winning.
      */

@@ -170,7 +170,7 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
         return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1);
     }
 
-    private static String resource(String name) {
+    static String resource(String name) {
         try (InputStream in = NcclBandwidthCheckModule.class.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("missing resource " + name);

@@ -1,0 +1,146 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.ExecRequest;
+import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.engine.report.TaskStatus;
+import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.CrossHostCheck;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.spi.Round;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The one place where the engine runs a check that is an act of several hosts at once
+ * ({@link CrossHostCheck}): asks the module for a round, starts every launch of it at the same time
+ * over the hosts' own connections (a virtual thread each: the ranks of a gang must all be running,
+ * whatever {@code --forks} says), ends what runs past the round's deadline, hands the answers back,
+ * and merges the module's conclusion into each host's result. A host lost during a round is
+ * unreachable, as it would be in any task.
+ */
+final class CrossHostRounds {
+    private final BatchRun batch;
+    private final Task task;
+    private final CrossHostCheck check;
+
+    CrossHostRounds(BatchRun batch, Task task, CrossHostCheck check) {
+        this.batch = batch;
+        this.task = task;
+        this.check = check;
+    }
+
+    /** The module of {@code task} when it runs rounds across hosts after they ran it (no loop). */
+    static Optional<CrossHostCheck> of(ModuleRegistry modules, Task task) {
+        return task.loop().isEmpty() && modules.module(task.module()).orElseThrow() instanceof CrossHostCheck c
+                ? Optional.of(c) : Optional.empty();
+    }
+
+    /** Runs the rounds over the hosts that planned, then returns every host's result with the findings merged. */
+    Map<HostState, TaskResult> run(Map<HostState, TaskResult> results) {
+        Map<String, HostState> hosts = new LinkedHashMap<>();
+        Map<String, TaskResult> byName = new LinkedHashMap<>();
+        results.forEach((h, r) -> {
+            hosts.put(h.name(), h);
+            byName.put(h.name(), r);
+        });
+        Map<String, Map<String, Object>> outputs = FleetRows.outputs(byName);
+        if (outputs.isEmpty()) {
+            return results;
+        }
+        List<Round.Outcome> done = new ArrayList<>();
+        Map<String, String> lost = new LinkedHashMap<>();
+        for (int n = 0; n < CrossHostCheck.MAX_ROUNDS && !batch.stopRequested(); n++) {
+            Optional<Round> next = check.nextRound(outputs, List.copyOf(done));
+            if (next.isEmpty()) {
+                break;
+            }
+            done.add(run(next.get(), hosts, lost));
+        }
+        Map<String, TaskResult> merged = FleetRows.merge(byName, check.conclude(outputs, List.copyOf(done)), task.ignoreErrors());
+        Map<HostState, TaskResult> out = new LinkedHashMap<>();
+        results.forEach((h, r) -> {
+            TaskResult updated = merged.getOrDefault(h.name(), r);
+            if (lost.containsKey(h.name())) {
+                updated = updated.withStatus(TaskStatus.UNREACHABLE).withMessage(lost.get(h.name()));
+            }
+            if (updated != r) {
+                TaskResult registered = updated;
+                task.register().ifPresent(name -> h.setVar(name, TaskRunner.registerValue(registered)));
+            }
+            out.put(h, updated);
+        });
+        return out;
+    }
+
+    private Round.Outcome run(Round round, Map<String, HostState> hosts, Map<String, String> lost) {
+        Map<String, List<Future<Round.Answer>>> running = new LinkedHashMap<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Round.Gang gang : round.gangs()) {
+                List<Future<Round.Answer>> answers = new ArrayList<>();
+                for (Round.Launch launch : gang.launches()) {
+                    answers.add(threads.submit(() -> launch(round, launch, hosts.get(launch.host()), lost)));
+                }
+                running.put(gang.id(), answers);
+            }
+            Map<String, List<Round.Answer>> answers = new LinkedHashMap<>();
+            running.forEach((id, futures) -> {
+                List<Round.Answer> gangAnswers = new ArrayList<>();
+                for (Future<Round.Answer> f : futures) {
+                    gangAnswers.add(await(f));
+                }
+                answers.put(id, gangAnswers);
+            });
+            batch.listener.progress(task.displayName() + ": " + round.name(), round.gangs().size(), round.gangs().size());
+            return new Round.Outcome(round, answers);
+        }
+    }
+
+    private Round.Answer launch(Round round, Round.Launch launch, HostState host, Map<String, String> lost) {
+        if (host == null || !host.active() && host.unreachable()) {
+            return answer(launch, Round.Status.UNREACHABLE, "not reachable before " + round.name());
+        }
+        try {
+            Connection connection = batch.runner.launchConnection(task, host);
+            ExecResult r = connection.exec(ExecRequest.argv(launch.argv()).withTimeout(round.deadline()));
+            return new Round.Answer(launch, Round.Status.EXITED, new ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText()));
+        } catch (UnreachableException e) {
+            synchronized (lost) {
+                lost.put(launch.host(), e.getMessage());
+            }
+            host.markUnreachable();
+            return answer(launch, Round.Status.UNREACHABLE, e.getMessage());
+        } catch (ConnectionException e) {
+            // The connection's time limit killed the command (with its process group); the host answered.
+            return answer(launch, Round.Status.TIMED_OUT, e.getMessage());
+        } catch (TemplateException e) {
+            return answer(launch, Round.Status.EXITED, e.getMessage());
+        }
+    }
+
+    private static Round.Answer answer(Round.Launch launch, Round.Status status, String why) {
+        return new Round.Answer(launch, status, new ProbeResult(-1, "", why));
+    }
+
+    private static Round.Answer await(Future<Round.Answer> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while a cross-host round ran", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a cross-host launch failed: " + e.getCause(), e.getCause());
+        }
+    }
+}

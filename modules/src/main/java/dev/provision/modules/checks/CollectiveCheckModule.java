@@ -263,8 +263,8 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             return out;
         }
         List<Measured> measured = fleet.pairsMeasured(done);
-        double floor = fleet.floor(measured);
-        double expected = floor / fleet.settings.minFraction();
+        double expected = fleet.expected(measured);
+        double floor = expected * fleet.settings.minFraction();
         double warnFloor = expected * fleet.settings.warnFraction();
         Judgement j = PairRounds.judge(fleet.hosts, measured, floor);
         String shownExpected = ">= " + gbps(floor) + " GB/s (" + Probes.figure(fleet.settings.minFraction()) + " x "
@@ -279,7 +279,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
                 .flatMap(List::stream).map(a -> a.result().stdout()).reduce("", (a, b) -> a + "\n" + b));
         for (String host : fleet.hosts) {
             List<CheckResult> rows = new ArrayList<>();
-            OptionalDouble slowest = OptionalDouble.empty();
+            OptionalDouble best = OptionalDouble.empty();
             // one row per partner: a pair measured again (bisection) shows both figures, the worse verdict
             Map<String, CheckResult> byPartner = new LinkedHashMap<>();
             for (Measured m : measured) {
@@ -291,15 +291,16 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
                 byPartner.merge(partner, row, (a, b) -> new CheckResult(a.check(), a.measured() + ", " + b.measured(), a.expected(),
                         severity(b.verdict()) > severity(a.verdict()) ? b.verdict() : a.verdict(),
                         severity(b.verdict()) > severity(a.verdict()) ? b.detail() : a.detail()));
-                if (m.busbw().isPresent() && (slowest.isEmpty() || m.busbw().getAsDouble() < slowest.getAsDouble())) {
-                    slowest = m.busbw();
+                if (m.busbw().isPresent() && (best.isEmpty() || m.busbw().getAsDouble() > best.getAsDouble())) {
+                    best = m.busbw();
                 }
             }
             rows.addAll(byPartner.values());
             rows.add(nodeRow(host, measured, j, floor));
             fleetRun.ifPresent(o -> rows.add(fleetRow(host, fleetBusbw, o, j, floor, warnFloor, shownExpected, slow, links)));
             Map<String, Object> values = new LinkedHashMap<>();
-            slowest.ifPresent(v -> values.put("collective_busbw_gbps", v));
+            // the node's best pair: what it reaches with a healthy partner (a slow partner or link is in the rows)
+            best.ifPresent(v -> values.put("collective_busbw_gbps", v));
             values.put("collective_expected_busbw_gbps", expected);
             fleetBusbw.ifPresent(v -> values.put("collective_fleet_busbw_gbps", v));
             values.put("collective_slow_nodes", slow);
@@ -374,11 +375,13 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         List<Round.Answer> answers = run.answers().get("fleet");
         boolean member = answers.stream().anyMatch(a -> a.launch().host().equals(host));
         String nodes = answers.size() + " nodes";
+        if (!member) {
+            return CheckResult.skip(check, "left out of the all-reduce over " + nodes + ": it completed no pair");
+        }
         if (busbw.isEmpty()) {
             String why = answers.stream().filter(a -> a.status() != Round.Status.EXITED || a.result().exitCode() != 0)
                     .map(a -> a.launch().host() + ": " + problem(a)).findFirst().orElse("no figure");
-            return member ? CheckResult.fail(check, "none", expected, "the all-reduce over " + nodes + " did not complete: " + why)
-                    : CheckResult.skip(check, "left out of the fleet all-reduce: it did not complete a pair");
+            return CheckResult.fail(check, "none", expected, "the all-reduce over " + nodes + " did not complete: " + why);
         }
         double v = busbw.getAsDouble();
         String measured = gbps(v) + " GB/s over " + nodes;

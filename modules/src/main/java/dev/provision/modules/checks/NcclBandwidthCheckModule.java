@@ -28,22 +28,22 @@ import java.util.Optional;
  * provision's PyTorch benchmark ({@code allreduce_bench.py}, sent as {@code python -c} text, one
  * forked process per GPU). With one GPU busbw is 0 by definition: the row is skipped.
  *
- * <p>The figure is compared with {@code expected_busbw} (GB/s) or, without it, with
- * {@link #DEFAULT_BUSBW} by GPU model (a name substring; {@code busbw_table} adds or overrides
- * entries): single-node, all GPUs over NVLink/NVSwitch, H200 480, H100 460, A100 230 GB/s. It passes
- * at {@code min_fraction} (default 0.8) of that. Result: {@code busbw_gbps} (for slow-node
+ * <p>The figure is compared with {@code expected_busbw} (GB/s), else a {@code busbw_table} entry (GPU
+ * model name substring to GB/s), else {@link BusbwTable#withinNode}: by GPU model, GPUs per node and
+ * NVLS (off when the host variable {@code NCCL_NVLS_ENABLE} is 0), e.g. H100/H200 370 GB/s with 2-7
+ * GPUs or 8 without NVLS, 480 with 8 and NVLS; sources in {@code docs/busbw-expectations.md}. It
+ * passes at {@code min_fraction} (default 0.8) of that and warns below {@code warn_fraction} (0.85). Result: {@code busbw_gbps} (for slow-node
  * detection against the fleet median), {@code expected_busbw_gbps} (when known), {@code avg_busbw_gbps} (nccl-tests), {@code gpu_model},
  * {@code gpu_count}, {@code tool}.
  */
 public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
-    /** Expected single-node busbw in GB/s by GPU model substring; overridable per task. */
-    public static final Map<String, Double> DEFAULT_BUSBW = Map.of("H200", 480.0, "H100", 460.0, "A100", 230.0);
     static final String BENCHMARK = resource("allreduce_bench.py");
     static final List<String> COUNT_COMMAND = List.of("nvidia-smi", "--query-gpu=name", "--format=csv,noheader");
 
     private static final ParamSpec SPEC = ParamSpec.builder()
             .optional("expected_busbw", Type.ANY)
             .withDefault("min_fraction", Type.ANY, 0.8)
+            .withDefault("warn_fraction", Type.ANY, 0.85)
             .optional("busbw_table", Type.MAP)
             .optional("all_reduce_perf", Type.STRING)
             .withDefault("python", Type.STRING, "python3")
@@ -66,6 +66,7 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
     public Plan plan(Params params, TaskContext context) throws ModuleException {
         CheckReport report = new CheckReport(name());
         double fraction = Probes.number(params, "min_fraction").orElse(0.8);
+        double warnFraction = Math.max(fraction, Probes.number(params, "warn_fraction").orElse(0.85));
         ProbeResult count = context.host().probe(COUNT_COMMAND.toArray(String[]::new));
         List<String> names = count.ok() ? count.stdout().lines().map(String::strip).filter(l -> !l.isEmpty()).toList() : List.of();
         if (names.isEmpty()) {
@@ -79,7 +80,10 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
             return report.add(new CheckResult("nccl.busbw", "1 GPU", "-", Verdict.SKIP,
                     "busbw is 0 by definition with one GPU")).plan();
         }
-        Optional<Double> expected = expected(params, model);
+        Optional<Boolean> nvls = "0".equals(String.valueOf(context.variables().get("NCCL_NVLS_ENABLE"))) ? Optional.of(false) : Optional.empty();
+        Optional<BusbwTable.Expectation> expectation = expected(params, model, names.size(), nvls);
+        Optional<Double> expected = expectation.map(BusbwTable.Expectation::gbps);
+        expectation.filter(e -> !e.basis().isEmpty()).ifPresent(e -> report.measured("expected_basis", e.basis()));
         Optional<String> allReducePerf = allReducePerf(params, context);
         double busbw;
         if (allReducePerf.isPresent()) {
@@ -120,13 +124,26 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
         expected.ifPresent(e -> report.measured("expected_busbw_gbps", e));
         String measured = String.format(Locale.ROOT, "%.1f GB/s", busbw);
         if (expected.isEmpty()) {
-            report.add(CheckResult.warn("nccl.busbw", measured, "-", "no expected figure for " + model + ": set expected_busbw"));
+            report.add(CheckResult.warn("nccl.busbw", measured, "-", "no expected figure for " + model + " with " + names.size()
+                    + " GPUs: set expected_busbw"));
         } else {
             double floor = expected.get() * fraction;
-            report.add(CheckResult.of(busbw >= floor, "nccl.busbw", measured, shown(expected, fraction),
-                    String.format(Locale.ROOT, "below %.0f%% of %s GB/s", fraction * 100, Probes.figure(expected.get()))));
+            String shown = shown(expected, fraction);
+            if (busbw < floor) {
+                report.add(CheckResult.fail("nccl.busbw", measured, shown, String.format(Locale.ROOT, "below %.0f%% of %s GB/s%s",
+                        fraction * 100, Probes.figure(expected.get()), basis(expectation.get()))));
+            } else if (busbw < expected.get() * warnFraction) {
+                report.add(CheckResult.warn("nccl.busbw", measured, shown, String.format(Locale.ROOT, "below %.0f%% of %s GB/s%s",
+                        warnFraction * 100, Probes.figure(expected.get()), basis(expectation.get()))));
+            } else {
+                report.add(CheckResult.pass("nccl.busbw", measured, shown));
+            }
         }
         return report.plan();
+    }
+
+    private static String basis(BusbwTable.Expectation e) {
+        return e.basis().isEmpty() ? "" : " (" + e.basis() + ")";
     }
 
     private static String shown(Optional<Double> expected, double fraction) {
@@ -134,13 +151,13 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
                 .orElse("-");
     }
 
-    /** expected_busbw, else the longest table key found in the model name (task entries first). */
-    static Optional<Double> expected(Params params, String model) throws ModuleException {
+    /** expected_busbw, else the longest {@code busbw_table} key found in the model name, else {@link BusbwTable#withinNode}. */
+    static Optional<BusbwTable.Expectation> expected(Params params, String model, int gpus, Optional<Boolean> nvls) throws ModuleException {
         Optional<Double> given = Probes.number(params, "expected_busbw");
         if (given.isPresent()) {
-            return given;
+            return Optional.of(new BusbwTable.Expectation(given.get(), ""));
         }
-        Map<String, Double> table = new LinkedHashMap<>(DEFAULT_BUSBW);
+        Map<String, Double> table = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : params.map("busbw_table").entrySet()) {
             try {
                 table.put(e.getKey(), e.getValue() instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(e.getValue())));
@@ -149,10 +166,13 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
             }
         }
         String name = model.toUpperCase(Locale.ROOT);
-        return table.entrySet().stream()
+        Optional<Map.Entry<String, Double>> entry = table.entrySet().stream()
                 .filter(e -> name.contains(e.getKey().toUpperCase(Locale.ROOT)))
-                .max((a, b) -> Integer.compare(a.getKey().length(), b.getKey().length()))
-                .map(Map.Entry::getValue);
+                .max((a, b) -> Integer.compare(a.getKey().length(), b.getKey().length()));
+        if (entry.isPresent()) {
+            return Optional.of(new BusbwTable.Expectation(entry.get().getValue(), "busbw_table " + entry.get().getKey()));
+        }
+        return BusbwTable.withinNode(model, gpus, nvls);
     }
 
     private static Optional<String> allReducePerf(Params params, TaskContext context) throws ModuleException {

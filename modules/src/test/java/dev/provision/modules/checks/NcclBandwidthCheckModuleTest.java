@@ -101,4 +101,41 @@ class NcclBandwidthCheckModuleTest {
         assertTrue(failed(plan));
         assertTrue(((String) row(plan, "nccl.busbw").get("detail")).endsWith("DistBackendError: NCCL error"));
     }
+
+    private Plan twoGpuH200(double busbw, Map<String, Object> args) throws Exception {
+        FakeHost host = gpus("NVIDIA H200", 2)
+                .probe(List.of("sh", "-c", "command -v all_reduce_perf"), new ProbeResult(1, "", ""))
+                .probe(List.of("python3", "-c", NcclBandwidthCheckModule.BENCHMARK, "2"), new ProbeResult(0,
+                        "# all_reduce bus bandwidth, world=2\nbusbw_gbps=" + busbw + "\n", ""));
+        return plan(host, args);
+    }
+
+    /** This week's 2 x H200 (NV18, NCCL 2.28.9, NVLS off): nccl-tests 324.1 GB/s, provision 322.4 at 1 GiB; once judged against the 8-GPU 480. */
+    @Test
+    void aHealthyTwoGpuH200At324GbpsPassesAgainstTheTwoGpuFigure() throws Exception {
+        Plan plan = twoGpuH200(324.1, Args.of());
+        assertVerdict(plan, "nccl.busbw", Verdict.PASS);
+        assertEquals(">= 296 GB/s (0.8 x 370)", row(plan, "nccl.busbw").get("expected"));
+        assertEquals(370.0, plan.result().get("expected_busbw_gbps"));
+        assertEquals("H200, NVLink 4, 2-7 GPUs (no NVLS below 8)", plan.result().get("expected_basis"));
+    }
+
+    @Test
+    void aTwoGpuH200AtSixtyPercentFailsAndBetweenEightyAndEightyFiveWarns() throws Exception {
+        Plan slow = twoGpuH200(0.6 * 370, Args.of());
+        assertVerdict(slow, "nccl.busbw", Verdict.FAIL);
+        assertEquals("below 80% of 370 GB/s (H200, NVLink 4, 2-7 GPUs (no NVLS below 8))", row(slow, "nccl.busbw").get("detail"));
+        assertVerdict(twoGpuH200(0.82 * 370, Args.of()), "nccl.busbw", Verdict.WARN);
+        assertVerdict(twoGpuH200(0.82 * 370, Args.of("warn_fraction", 0.8)), "nccl.busbw", Verdict.PASS);
+    }
+
+    @Test
+    void eightH200sWithNvlsOffAreJudgedAgainstTheFigureWithoutNvls() throws Exception {
+        FakeHost host = gpus("NVIDIA H200", 8)
+                .probe(List.of("sh", "-c", "command -v all_reduce_perf"), new ProbeResult(1, "", ""))
+                .probe(List.of("python3", "-c", NcclBandwidthCheckModule.BENCHMARK, "8"), new ProbeResult(0, "busbw_gbps=360.0\n", ""));
+        Plan plan = module.plan(module.params().validate(Args.of()), new FakeContext(host, controller).variable("NCCL_NVLS_ENABLE", "0"));
+        assertVerdict(plan, "nccl.busbw", Verdict.PASS);
+        assertEquals(370.0, plan.result().get("expected_busbw_gbps"));
+    }
 }

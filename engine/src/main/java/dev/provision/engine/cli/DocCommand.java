@@ -46,7 +46,8 @@ final class DocCommand implements Callable<Integer> {
                     .map(s -> " (did you mean " + s + "?)").orElse("") + "; provision doc lists them");
             return ExitCode.USAGE.code();
         }
-        out.print(page(module, spec.get()));
+        String description = modules.module(module).map(m -> m.description().strip()).orElse("");
+        out.print(page(module, spec.get()).replaceFirst("\n\n", description.isEmpty() ? "\n\n" : "\n\n" + description + "\n\n"));
         return ExitCode.OK.code();
     }
 

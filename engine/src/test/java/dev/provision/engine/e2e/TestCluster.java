@@ -207,6 +207,26 @@ public final class TestCluster implements AutoCloseable {
         script(Map.of(), Duration.ofMinutes(5), "slow-disk", Integer.toString(k), path, Long.toString(bytesPerSecond));
     }
 
+    /** Throttles what reaches node K (its link, host side) to {@code rate} (tc's units: {@code 100mbit}). */
+    public void slowLink(int k, String rate) throws IOException, InterruptedException {
+        script(Map.of(), Duration.ofMinutes(1), "slow-link", Integer.toString(k), rate);
+    }
+
+    /** Throttles only what node {@code peer} sends node K: one pair's path. */
+    public void slowPath(int k, String rate, int peer) throws IOException, InterruptedException {
+        script(Map.of(), Duration.ofMinutes(1), "slow-link", Integer.toString(k), rate, Integer.toString(peer));
+    }
+
+    /** Starves TCP to and from ports {@code port}..{@code port}+7 on node K's link (a firewall). */
+    public void blockPorts(int k, int port) throws IOException, InterruptedException {
+        script(Map.of(), Duration.ofMinutes(1), "block-port", Integer.toString(k), Integer.toString(port));
+    }
+
+    /** Removes node K's link faults. */
+    public void healLink(int k) throws IOException, InterruptedException {
+        script(Map.of(), Duration.ofMinutes(1), "heal-link", Integer.toString(k));
+    }
+
     /** Runs {@code command} inside node K without SSH; fails the test when it exits non-zero; its stdout. */
     public String exec(int k, String... command) throws IOException, InterruptedException {
         List<String> args = new ArrayList<>(List.of("exec", Integer.toString(k)));

@@ -85,6 +85,29 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         return SPEC;
     }
 
+    @Override
+    public String description() {
+        return """
+                A read-only check: all-reduce between nodes, the pre-training checklist's way to find the slow
+                node. Each node first says what it can run (GPUs, PyTorch with NCCL or gloo, active HCAs, the
+                address its peers reach it at: address, else ansible_host). Then provision starts the ranks on
+                both nodes of every pair at once, over its own connections (no node-to-node SSH), the
+                rendezvous on the pair's first node at port + round:
+                  round 1: neighbour pairs (1-2, 3-4, ...), all at once
+                  round 2: shifted pairs (2-3, 4-5, ..., N-1)
+                  bisection (at most 2): a node slow with every partner meets a node fine elsewhere;
+                    a slow link is measured again
+                  fleet: one all-reduce over every node that completed a pair
+                Each run doubles its message size up to max_size (NCCL 4G, gloo 64M) within budget seconds;
+                a rank that has not joined after timeout seconds ends its pair. A pair passes at
+                min_fraction (0.8) of the expected bus bandwidth and warns below warn_fraction (0.85);
+                expected: expected_busbw (GB/s), else the HCAs' line rate x 0.9, else the pairs' median.
+                Rows per node: collective.pair.PARTNER, collective.node (fine / slow node / never joined /
+                ambiguous) and collective.fleet. NCCL_* and GLOO_* host variables reach the ranks; the JSON
+                has the NCCL version, transport and NVLS use (NCCL's own INFO lines), message size, GPUs per
+                node. Sources of the figures: docs/busbw-expectations.md.""";
+    }
+
     /** The node on its own: what it can run and where its peers reach it; the pairs run after every node planned. */
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {

@@ -14,15 +14,16 @@ import java.util.regex.Pattern;
  * and the transports of its channels ({@code via P2P/IPC}, {@code via NET/IB/0}). Absent lines leave
  * the matching value empty: NCCL prints less at other debug levels and versions.
  *
- * @param nvls true when NCCL said NVLS multicast is available or built NVLS channels, false when it
- *     said it is not available or was turned off, empty when it said nothing of it
+ * @param nvls whether NCCL built NVLS channels ({@code N nvls channels} with N &gt; 0) and did not say
+ *     NVLS multicast is not available or turned off; empty when it said nothing of it
  */
 record NcclDebugLines(Optional<String> version, Optional<String> network, Optional<Boolean> nvls, List<String> transports) {
     private static final Pattern VERSION = Pattern.compile("NCCL INFO NCCL version (\\S+)");
     private static final Pattern NETWORK = Pattern.compile("NCCL INFO Using network (\\S+)");
     private static final Pattern NVLS_SUPPORT = Pattern.compile("NCCL INFO NVLS multicast support is (not )?available");
     private static final Pattern NVLS_OFF = Pattern.compile("NCCL INFO NCCL_NVLS_ENABLE set by environment to 0");
-    private static final Pattern NVLS_USED = Pattern.compile("NCCL INFO .*\\bNVLS comm\\b|NCCL INFO .*via NVLS");
+    /** {@code 64 coll channels, 64 collnet channels, 0 nvls channels, ...} (NCCL 2.28, at the end of init). */
+    private static final Pattern NVLS_CHANNELS = Pattern.compile("NCCL INFO .*\\b(\\d+) nvls channels");
     private static final Pattern TRANSPORT = Pattern.compile("NCCL INFO Channel \\d+/\\d+ : .* via (\\S+)");
 
     NcclDebugLines {
@@ -47,8 +48,8 @@ record NcclDebugLines(Optional<String> version, Optional<String> network, Option
                 nvls = Optional.of(nvls.orElse(true) && m.group(1) == null);
             } else if (NVLS_OFF.matcher(line).find()) {
                 nvls = Optional.of(false);
-            } else if (NVLS_USED.matcher(line).find()) {
-                nvls = Optional.of(nvls.orElse(true));
+            } else if ((m = NVLS_CHANNELS.matcher(line)).find()) {
+                nvls = Optional.of(nvls.orElse(true) && Integer.parseInt(m.group(1)) > 0);
             } else if ((m = TRANSPORT.matcher(line)).find()) {
                 transports.add(m.group(1));
             }

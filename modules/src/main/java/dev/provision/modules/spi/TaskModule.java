@@ -12,6 +12,14 @@ public interface TaskModule {
     /** The YAML name, a snake_case noun such as {@code file} or {@code lineinfile}. */
     String name();
 
+    /**
+     * What the module does, for {@code provision doc MODULE}: plain text, lines of at most 100
+     * characters; empty when the name and the parameters say enough.
+     */
+    default String description() {
+        return "";
+    }
+
     /** The parameters this module accepts; the engine validates against it before planning. */
     ParamSpec params();
 

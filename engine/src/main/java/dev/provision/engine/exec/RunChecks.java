@@ -37,6 +37,7 @@ public final class RunChecks {
         List<String> problems = new ArrayList<>();
         for (Play play : playbook.plays()) {
             handlers(play, problems);
+            jinja(play.vars(), play.position(), problems);
             for (Task task : Executor.allTasks(play)) {
                 expressions(task, templates, problems);
             }
@@ -135,10 +136,14 @@ public final class RunChecks {
             jinja(arg.getValue(), task.argPositions().getOrDefault(arg.getKey(), task.position()), problems);
         }
         task.loop().ifPresent(loop -> jinja(loop.items(), loop.position(), problems));
+        // values templated at run time: a Jinja2 one would reach the host (or the module) word for word
+        task.keywords().environment().forEach(layer -> jinja(layer, task.position(), problems));
+        jinja(task.vars(), task.position(), problems);
         for (Expression e : bare) {
             if (Jinja2.isCondition(e.text())) {
                 String translated = Jinja2.expression(e.text().replaceAll("^\\s*\\{\\{(.*)\\}\\}\\s*$", "$1")).orElse("");
-                problems.add(e.position() + ": '" + e.text().strip() + "' is Jinja2; conditions are FreeMarker expressions"
+                String what = Jinja2.jinjaOnly(e.text()).map(w -> " (" + w + ")").orElse("");
+                problems.add(e.position() + ": '" + e.text().strip() + "' is Jinja2" + what + "; conditions are FreeMarker expressions"
                         + (translated.isEmpty() ? " (see the README, Coming from Ansible)" : ": " + translated)
                         + "; provision migrate FILE rewrites a playbook");
                 continue;

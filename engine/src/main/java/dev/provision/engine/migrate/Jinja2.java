@@ -52,8 +52,40 @@ public final class Jinja2 {
      * {@code or}, a leading {@code not}).
      */
     public static boolean isCondition(String text) {
-        return isTemplate(text) || JINJA_CONDITION.matcher(text).find();
+        return isTemplate(text) || JINJA_CONDITION.matcher(text).find() || jinjaOnly(text).isPresent();
     }
+
+    /**
+     * What in a condition is Jinja2 and never FreeMarker, read outside string literals: a filter
+     * ({@code x | default('yes')}: FreeMarker would read the single {@code |} as a logical or, and
+     * the condition would mean something else), an {@code is} test, {@code in}, {@code ~},
+     * Python's {@code True}/{@code False}/{@code None}. Empty when there is none. The rule: where a
+     * text parses both ways it is Jinja2 unless it is plainly FreeMarker ({@code ||}, {@code ?builtin},
+     * {@code !}).
+     */
+    public static Optional<String> jinjaOnly(String text) {
+        String code = STRING_LITERAL.matcher(text).replaceAll("''");
+        Matcher m = JINJA_ONLY.matcher(code);
+        if (!m.find()) {
+            return Optional.empty();
+        }
+        String found = m.group().strip();
+        if (found.startsWith("|")) {
+            return Optional.of("the filter '" + found.substring(1).strip() + "' (in FreeMarker a single | is a logical or)");
+        }
+        if (found.startsWith("is")) {
+            return Optional.of("the test '" + found + "'");
+        }
+        return Optional.of(switch (found) {
+            case "in" -> "the 'in' operator";
+            case "~" -> "the '~' concatenation";
+            default -> "Python's '" + found + "'";
+        });
+    }
+
+    private static final Pattern STRING_LITERAL = Pattern.compile("'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"");
+    private static final Pattern JINJA_ONLY = Pattern.compile(
+            "(?<![|])\\|(?![|])\\s*[A-Za-z_][A-Za-z0-9_]*|\\bis\\s+(?:not\\s+)?[A-Za-z_][A-Za-z0-9_]*|\\bin\\b|~|\\b(?:True|False|None)\\b");
 
     /**
      * The text with every {@code {{ expr }}} and {@code {% if/for %}} translated; empty when one of

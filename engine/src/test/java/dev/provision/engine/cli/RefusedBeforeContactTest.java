@@ -235,7 +235,7 @@ class RefusedBeforeContactTest {
                   tasks:
                     - debug: {msg: hi}
                       when: answer is defined and answer == 'yes'
-                """, "--syntax-check"), "ERROR: " + playbook + ":5:13: 'answer is defined and answer == 'yes'' is Jinja2;"
+                """, "--syntax-check"), "ERROR: " + playbook + ":5:13: 'answer is defined and answer == 'yes'' is Jinja2 (the test 'is defined');"
                 + " conditions are FreeMarker expressions: answer?? && answer == \"yes\"; provision migrate FILE rewrites a playbook");
     }
 
@@ -246,6 +246,94 @@ class RefusedBeforeContactTest {
                   gather_facts: false
                   tasks:
                     - command: podman image inspect --format '{{.Digest}}' train
+                """, "--syntax-check");
+        assertEquals(0, code, error());
+    }
+
+    /** Each Jinja2-only shape in a condition, refused before contact, in the run as in --syntax-check. */
+    private String refusedCondition(String condition, String... options) throws Exception {
+        int code = run("""
+                - hosts: gpu
+                  gather_facts: false
+                  tasks:
+                    - debug: {msg: hi}
+                      when: %s
+                """.formatted(condition), options);
+        assertEquals(ExitCode.INVALID_INPUT.code(), code, out + "\n" + error());
+        assertFalse(out.toString(StandardCharsets.UTF_8).contains("TASK ["), "nothing ran:\n" + out);
+        return error();
+    }
+
+    @Test
+    void aFilterInAConditionIsRefusedBecauseFreeMarkerWouldReadItsBarAsOr() throws Exception {
+        for (String[] options : List.of(new String[] {"--syntax-check"}, new String[0])) {
+            String error = refusedCondition("docker_install | default('yes')", options);
+            assertEquals("ERROR: " + tmp.resolve("site.yml") + ":5:13: 'docker_install | default('yes')' is Jinja2 (the filter 'default'"
+                    + " (in FreeMarker a single | is a logical or)); conditions are FreeMarker expressions: docker_install!\"yes\";"
+                    + " provision migrate FILE rewrites a playbook\n", error);
+            err.reset();
+        }
+        assertTrue(refusedCondition("nfs_mounts|length", "--syntax-check").contains("(the filter 'length'"), error());
+    }
+
+    @Test
+    void anIsTestInAConditionIsRefused() throws Exception {
+        assertTrue(refusedCondition("result is succeeded", "--syntax-check").contains("is Jinja2 (the test 'is succeeded')"), error());
+    }
+
+    @Test
+    void theInOperatorIsRefusedWithItsTranslation() throws Exception {
+        String error = refusedCondition("\"'gpu' in group_names\"", "--syntax-check");
+        assertTrue(error.contains("(the 'in' operator)") && error.contains("group_names?seq_contains(\"gpu\")"), error);
+    }
+
+    @Test
+    void pythonsTrueIsRefused() throws Exception {
+        assertTrue(refusedCondition("enabled == True", "--syntax-check").contains("(Python's 'True')"), error());
+    }
+
+    @Test
+    void everyItemOfAListFormWhenIsRefusedAtItsOwnLine() throws Exception {
+        int code = run("""
+                - hosts: gpu
+                  gather_facts: false
+                  tasks:
+                    - debug: {msg: hi}
+                      when:
+                        - answer is defined
+                        - flag | bool
+                """, "--syntax-check");
+        assertEquals(ExitCode.INVALID_INPUT.code(), code, error());
+        assertTrue(error().contains(tmp.resolve("site.yml") + ":6:11: 'answer is defined' is Jinja2"), error());
+        assertTrue(error().contains(tmp.resolve("site.yml") + ":7:11: 'flag | bool' is Jinja2 (the filter 'bool'"), error());
+    }
+
+    @Test
+    void jinjaInEnvironmentAndVarsIsRefusedBeforeContact() throws Exception {
+        int code = run("""
+                - hosts: gpu
+                  gather_facts: false
+                  vars:
+                    proxy: "{{ site_proxy }}"
+                  tasks:
+                    - debug: {msg: hi}
+                      environment:
+                        http_proxy: "{{ proxy }}"
+                """);
+        assertEquals(ExitCode.INVALID_INPUT.code(), code, error());
+        assertTrue(error().contains("\"{{ site_proxy }}\" is Jinja2") && error().contains("\"${site_proxy}\""), error());
+        assertTrue(error().contains("\"{{ proxy }}\" is Jinja2") && error().contains("\"${proxy}\""), error());
+        assertFalse(out.toString(StandardCharsets.UTF_8).contains("TASK ["), "nothing ran:\n" + out);
+    }
+
+    @Test
+    void plainlyFreeMarkerConditionsAndBarsInsideStringsPass() throws Exception {
+        int code = run("""
+                - hosts: gpu
+                  gather_facts: false
+                  tasks:
+                    - debug: {msg: hi}
+                      when: (a!false) || group_names?seq_contains("gpu") || (b!'') == "x | y in z is w"
                 """, "--syntax-check");
         assertEquals(0, code, error());
     }

@@ -40,18 +40,22 @@ final class BusbwTable {
     private record Row(List<String> models, int minGpus, int maxGpus, Optional<Boolean> nvls, double gbps, String basis) {
     }
 
+    private static final List<String> HOPPER = List.of("H100", "H200", "H800");
     private static final List<Row> WITHIN_NODE = List.of(
-            new Row(List.of("H100", "H200", "H800"), 8, 8, Optional.of(true), 480, "8 GPUs over NVSwitch with NVLS"),
-            new Row(List.of("H100", "H200", "H800"), 8, 8, Optional.of(false), 370, "8 GPUs over NVSwitch, NVLS off"),
-            new Row(List.of("H100", "H200", "H800"), 2, 7, Optional.empty(), 370, "NVLink 4, 2-7 GPUs (no NVLS below 8)"),
-            new Row(List.of("A100", "A800"), 2, 8, Optional.empty(), 230, "NVLink 3 over NVSwitch"));
+            new Row(HOPPER, 8, 8, Optional.of(true), 480, "8 GPUs over NVSwitch with NVLS"),
+            new Row(HOPPER, 7, 7, Optional.of(true), 460, "7 GPUs over NVSwitch with NVLS"),
+            new Row(HOPPER, 6, 6, Optional.of(true), 440, "6 GPUs over NVSwitch with NVLS"),
+            new Row(HOPPER, 5, 5, Optional.of(true), 420, "5 GPUs over NVSwitch with NVLS"),
+            new Row(HOPPER, 5, 8, Optional.of(false), 370, "5-8 GPUs, NVLS off"),
+            new Row(HOPPER, 2, 4, Optional.empty(), 370, "NVLink 4, 2-4 GPUs (NVLS or not)"),
+            new Row(List.of("A100", "A800"), 2, 8, Optional.empty(), 230, "NVLink 3 over NVSwitch (no NVLS)"));
 
     /**
      * Within one node, over NVLink/NVSwitch.
      *
      * @param nvls whether NCCL uses NVLink SHARP: true or false when known (NCCL's own log, or
-     *     {@code NCCL_NVLS_ENABLE=0}); empty when unknown, read as "on" where the hardware has it (an
-     *     8-GPU HGX board), as NCCL's default is
+     *     {@code NCCL_NVLS_ENABLE=0}); empty when unknown, read as "on", NCCL's default (it matters
+     *     from 5 GPUs up: with 2-4 NVLS gives no more than the ring)
      */
     static Optional<Expectation> withinNode(String model, int gpus, Optional<Boolean> nvls) {
         String name = model.toUpperCase(Locale.ROOT);

@@ -30,8 +30,8 @@ import java.util.Optional;
  *
  * <p>The figure is compared with {@code expected_busbw} (GB/s), else a {@code busbw_table} entry (GPU
  * model name substring to GB/s), else {@link BusbwTable#withinNode}: by GPU model, GPUs per node and
- * NVLS (off when the host variable {@code NCCL_NVLS_ENABLE} is 0), e.g. H100/H200 370 GB/s with 2-7
- * GPUs or 8 without NVLS, 480 with 8 and NVLS; sources in {@code docs/busbw-expectations.md}. It
+ * NVLS (off when the host variable {@code NCCL_NVLS_ENABLE} is 0), e.g. H100/H200 370 GB/s with 2-4
+ * GPUs or without NVLS, 420-480 with 5-8 and NVLS; sources in {@code docs/busbw-expectations.md}. It
  * passes at {@code min_fraction} (default 0.8) of that and warns below {@code warn_fraction} (0.85). Result: {@code busbw_gbps} (for slow-node
  * detection against the fleet median), {@code expected_busbw_gbps} (when known), {@code avg_busbw_gbps} (nccl-tests), {@code gpu_model},
  * {@code gpu_count}, {@code tool}.

@@ -15,6 +15,8 @@ class BusbwTableTest {
         assertEquals(480, BusbwTable.withinNode("NVIDIA H200", 8, Optional.empty()).orElseThrow().gbps(), "NCCL's default: NVLS on");
         assertEquals(480, BusbwTable.withinNode("NVIDIA H200", 8, Optional.of(true)).orElseThrow().gbps());
         assertEquals(370, BusbwTable.withinNode("NVIDIA H200", 8, Optional.of(false)).orElseThrow().gbps());
+        assertEquals(440, BusbwTable.withinNode("NVIDIA H100 80GB HBM3", 6, Optional.empty()).orElseThrow().gbps());
+        assertEquals(370, BusbwTable.withinNode("NVIDIA H100 80GB HBM3", 6, Optional.of(false)).orElseThrow().gbps());
         assertEquals(230, BusbwTable.withinNode("NVIDIA A100-SXM4-80GB", 8, Optional.empty()).orElseThrow().gbps());
         assertTrue(BusbwTable.withinNode("NVIDIA L40S", 2, Optional.empty()).isEmpty(), "no figure rather than a wrong one");
         assertTrue(BusbwTable.withinNode("NVIDIA H200", 1, Optional.empty()).isEmpty(), "one GPU has no busbw");
@@ -23,7 +25,7 @@ class BusbwTableTest {
     @Test
     void theBasisSaysWhatTheFigureIsFor() {
         Expectation e = BusbwTable.withinNode("NVIDIA H200", 2, Optional.of(false)).orElseThrow();
-        assertEquals("H200, NVLink 4, 2-7 GPUs (no NVLS below 8)", e.basis());
+        assertEquals("H200, NVLink 4, 2-4 GPUs (NVLS or not)", e.basis());
     }
 
     @Test

@@ -178,4 +178,41 @@ class CollectiveCheckModuleTest {
         assertTrue(module.nextRound(results, List.of()).isEmpty());
         assertEquals(Verdict.SKIP, find(module.conclude(results, List.of()).get("n1"), "collective.node").verdict());
     }
+
+    /** sysfs of a node with two active 400 Gb/s HCAs and one down, in the {@link IbStatus#SYSFS_SCRIPT} format. */
+    private static final String TWO_NDR_HCAS = """
+            port=mlx5_0/1
+            state=4: ACTIVE
+            phys_state=5: LinkUp
+            rate=400 Gb/sec (4X NDR)
+            link_layer=InfiniBand
+            port=mlx5_1/1
+            state=4: ACTIVE
+            phys_state=5: LinkUp
+            rate=400 Gb/sec (4X NDR)
+            link_layer=InfiniBand
+            port=mlx5_2/1
+            state=1: DOWN
+            phys_state=3: Disabled
+            rate=400 Gb/sec (4X NDR)
+            link_layer=InfiniBand
+            """;
+
+    @Test
+    void gpuNodesPairOverNcclWithTheRingOneRankPerGpuAndExpectTheirHcasLineRate() throws Exception {
+        Map<String, Map<String, Object>> results = new LinkedHashMap<>();
+        for (int k = 1; k <= 2; k++) {
+            FakeHost host = node("torch=2.11.0+cu130 dist=True gloo=True nccl=True\n", "NVIDIA H200\nNVIDIA H200\n")
+                    .probe(List.of("sh", "-c", IbStatus.SYSFS_SCRIPT), new ProbeResult(0, TWO_NDR_HCAS, ""));
+            results.put("g" + k, plan(host, Args.of(), Map.of("ansible_host", "10.1.0." + k)).result());
+        }
+        assertEquals("nccl", results.get("g1").get("collective_backend"));
+        assertEquals(2L, results.get("g1").get("hca_count"), "the HCA that is down does not count");
+        List<String> argv = module.nextRound(results, List.of()).orElseThrow().gangs().get(0).launches().get(1).argv();
+        assertTrue(argv.containsAll(List.of("NCCL_DEBUG=INFO", "NCCL_ALGO=Ring")), argv.toString());
+        assertEquals(List.of("nccl", "10.1.0.1", "29400", "1", "2", "2", String.valueOf(4L << 30), "10", "60"), argv.subList(argv.size() - 9, argv.size()));
+        Map<String, Findings> found = module.conclude(results, rounds(results, g -> Optional.of(85.0)));
+        assertEquals(">= 72.0 GB/s (0.8 x 90.0 GB/s, 2 x 400 Gb/s HCAs: 100 GB/s line rate x 0.9)", find(found.get("g1"), "collective.pair.g2").expected());
+        assertEquals(Verdict.PASS, find(found.get("g1"), "collective.pair.g2").verdict());
+    }
 }

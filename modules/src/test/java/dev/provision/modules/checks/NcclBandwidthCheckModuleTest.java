@@ -117,14 +117,14 @@ class NcclBandwidthCheckModuleTest {
         assertVerdict(plan, "nccl.busbw", Verdict.PASS);
         assertEquals(">= 296 GB/s (0.8 x 370)", row(plan, "nccl.busbw").get("expected"));
         assertEquals(370.0, plan.result().get("expected_busbw_gbps"));
-        assertEquals("H200, NVLink 4, 2-7 GPUs (no NVLS below 8)", plan.result().get("expected_basis"));
+        assertEquals("H200, NVLink 4, 2-4 GPUs (NVLS or not)", plan.result().get("expected_basis"));
     }
 
     @Test
     void aTwoGpuH200AtSixtyPercentFailsAndBetweenEightyAndEightyFiveWarns() throws Exception {
         Plan slow = twoGpuH200(0.6 * 370, Args.of());
         assertVerdict(slow, "nccl.busbw", Verdict.FAIL);
-        assertEquals("below 80% of 370 GB/s (H200, NVLink 4, 2-7 GPUs (no NVLS below 8))", row(slow, "nccl.busbw").get("detail"));
+        assertEquals("below 80% of 370 GB/s (H200, NVLink 4, 2-4 GPUs (NVLS or not))", row(slow, "nccl.busbw").get("detail"));
         assertVerdict(twoGpuH200(0.82 * 370, Args.of()), "nccl.busbw", Verdict.WARN);
         assertVerdict(twoGpuH200(0.82 * 370, Args.of("warn_fraction", 0.8)), "nccl.busbw", Verdict.PASS);
     }

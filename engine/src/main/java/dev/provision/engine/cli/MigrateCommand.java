@@ -98,21 +98,29 @@ final class MigrateCommand implements Callable<Integer> {
     /** Line by line, so that comments, quoting and layout stay as they were. */
     private static String yaml(Path file, String text, List<String> left) {
         String[] lines = text.split("\n", -1);
+        int listOfConditionsAt = -1; // the indentation of a 'when:' whose items follow as a YAML list
         for (int i = 0; i < lines.length; i++) {
             Matcher source = J2_SOURCE.matcher(lines[i]);
             if (source.matches()) {
                 lines[i] = source.group(1) + source.group(2) + ".ftl" + source.group(3);
             }
             String line = lines[i];
+            Matcher item = LIST_ITEM.matcher(line);
+            if (listOfConditionsAt >= 0 && item.matches() && item.group(1).length() >= listOfConditionsAt) {
+                lines[i] = condition(file, i, item.group(1) + "- ", item.group(2), left).orElse(line);
+                continue;
+            }
+            if (!line.isBlank() && !line.strip().startsWith("#")) {
+                listOfConditionsAt = -1;
+            }
+            Matcher key = CONDITION_LIST.matcher(line);
+            if (key.matches()) {
+                listOfConditionsAt = key.group(1).length() + (key.group(2) == null ? 0 : key.group(2).length());
+                continue;
+            }
             Matcher condition = CONDITION.matcher(line);
-            if (condition.matches() && Jinja2.isCondition(condition.group(2))) {
-                String value = unquote(condition.group(2)).replaceAll("^\\{\\{\\s*(.*?)\\s*\\}\\}$", "$1");
-                Optional<String> translated = Jinja2.expression(value);
-                if (translated.isPresent()) {
-                    lines[i] = condition.group(1) + quote(translated.get());
-                } else {
-                    left.add(file + ":" + (i + 1) + ": condition '" + value + "' has no mechanical FreeMarker translation");
-                }
+            if (condition.matches()) {
+                lines[i] = condition(file, i, condition.group(1), condition.group(2), left).orElse(line);
                 continue;
             }
             if (Jinja2.isTemplate(line)) {
@@ -125,6 +133,26 @@ final class MigrateCommand implements Callable<Integer> {
             }
         }
         return String.join("\n", lines);
+    }
+
+    /** {@code when:} with nothing after it: its conditions follow as list items. */
+    private static final Pattern CONDITION_LIST = Pattern.compile("^(\\s*)(-\\s+)?(?:when|changed_when|failed_when|until):\\s*(?:#.*)?$");
+    private static final Pattern LIST_ITEM = Pattern.compile("^(\\s*)-\\s+(.+?)\\s*$");
+
+    /**
+     * One condition written after {@code prefix} on line {@code i}: its translation when it is Jinja2
+     * and has one (empty when it is not Jinja2, or has none: then it is named in {@code left}).
+     */
+    private static Optional<String> condition(Path file, int i, String prefix, String written, List<String> left) {
+        String value = unquote(written).replaceAll("^\\{\\{\\s*(.*?)\\s*\\}\\}$", "$1");
+        if (!Jinja2.isCondition(value)) {
+            return Optional.empty();
+        }
+        Optional<String> translated = Jinja2.condition(value);
+        if (translated.isEmpty()) {
+            left.add(file + ":" + (i + 1) + ": condition '" + value + "' has no mechanical FreeMarker translation");
+        }
+        return translated.map(t -> prefix + quote(t));
     }
 
     /** Whether the first {@code {{} of the line sits inside a double-quoted YAML scalar (an odd number of " before it). */

@@ -141,7 +141,7 @@ public final class RunChecks {
         jinja(task.vars(), task.position(), problems);
         for (Expression e : bare) {
             if (Jinja2.isCondition(e.text())) {
-                String translated = Jinja2.expression(e.text().replaceAll("^\\s*\\{\\{(.*)\\}\\}\\s*$", "$1")).orElse("");
+                String translated = Jinja2.condition(e.text().replaceAll("^\\s*\\{\\{(.*)\\}\\}\\s*$", "$1")).orElse("");
                 String what = Jinja2.jinjaOnly(e.text()).map(w -> " (" + w + ")").orElse("");
                 problems.add(e.position() + ": '" + e.text().strip() + "' is Jinja2" + what + "; conditions are FreeMarker expressions"
                         + (translated.isEmpty() ? " (see the README, Coming from Ansible)" : ": " + translated)

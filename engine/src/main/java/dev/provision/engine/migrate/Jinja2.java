@@ -1,8 +1,5 @@
 package dev.provision.engine.migrate;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,17 +20,6 @@ public final class Jinja2 {
             "\\{%-?\\s*(?:if|elif|else|endif|for|endfor|set|raw|endraw|macro|endmacro|block|include|import)\\b");
     private static final Pattern JINJA_CONDITION = Pattern.compile(
             "\\bis\\s+(?:not\\s+)?(?:defined|none)\\b|\\b(?:and|or)\\b\\s|^\\s*not\\s|\\{\\{");
-    private static final Pattern TOKEN = Pattern.compile(
-            "\\s*(?:(?<str>'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")|(?<num>\\d+(?:\\.\\d+)?)|(?<id>[A-Za-z_][A-Za-z0-9_]*)"
-                    + "|(?<op>==|!=|<=|>=|[-+*/%<>()\\[\\].,|~:]))");
-    /** Filters with a FreeMarker built-in of the same meaning: name to built-in. */
-    private static final Map<String, String> FILTERS = Map.ofEntries(
-            Map.entry("lower", "lower_case"), Map.entry("upper", "upper_case"), Map.entry("length", "size"),
-            Map.entry("count", "size"), Map.entry("join", "join"), Map.entry("int", "number"), Map.entry("float", "number"),
-            Map.entry("string", "string"), Map.entry("trim", "trim"), Map.entry("replace", "replace"),
-            Map.entry("first", "first"), Map.entry("last", "last"), Map.entry("sort", "sort"), Map.entry("bool", "boolean"),
-            Map.entry("capitalize", "cap_first"), Map.entry("reverse", "reverse"));
-
     private Jinja2() {
     }
 
@@ -124,7 +110,7 @@ public final class Jinja2 {
             String translated;
             if (s.startsWith("if ") || s.startsWith("elif ")) {
                 boolean elif = s.startsWith("elif ");
-                Optional<String> condition = expression(s.substring(elif ? 5 : 3), quote);
+                Optional<String> condition = condition(s.substring(elif ? 5 : 3), quote);
                 if (condition.isEmpty()) {
                     return Optional.empty();
                 }
@@ -153,8 +139,8 @@ public final class Jinja2 {
     }
 
     /**
-     * One Jinja2 expression (what is inside {@code {{ }}}, or a bare {@code when:} condition) as a
-     * FreeMarker expression; empty when it uses something without a mechanical twin.
+     * One Jinja2 expression (what is inside {@code {{ }}}) as a FreeMarker value; empty when it uses
+     * something without a mechanical twin ({@link JinjaExpression}).
      */
     public static Optional<String> expression(String jinja) {
         return expression(jinja, '"');
@@ -162,175 +148,20 @@ public final class Jinja2 {
 
     /** As {@link #expression(String)}, with FreeMarker's string literals in {@code quote}. */
     public static Optional<String> expression(String jinja, char quote) {
-        List<String> tokens = tokens(jinja, quote);
-        if (tokens == null) {
-            return Optional.empty();
-        }
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < tokens.size(); i++) {
-            String t = tokens.get(i);
-            String next = i + 1 < tokens.size() ? tokens.get(i + 1) : "";
-            switch (t) {
-                case "and" -> out.append(" && ");
-                case "or" -> out.append(" || ");
-                case "not" -> {
-                    if (next.equals("in")) {
-                        return Optional.empty();
-                    }
-                    out.append('!');
-                }
-                case "~" -> out.append(" + ");
-                case "True", "true" -> out.append("true");
-                case "False", "false" -> out.append("false");
-                case "none", "None" -> {
-                    return Optional.empty();
-                }
-                case "is" -> {
-                    boolean negated = next.equals("not");
-                    String test = tokens.size() > i + (negated ? 2 : 1) ? tokens.get(i + (negated ? 2 : 1)) : "";
-                    if (!test.equals("defined") && !test.equals("undefined")) {
-                        return Optional.empty();
-                    }
-                    boolean defined = test.equals("defined") != negated;
-                    // FreeMarker's x?? applies to the operand just written: wrap it
-                    int start = operandStart(out);
-                    String operand = out.substring(start).strip();
-                    out.setLength(start);
-                    out.append(defined ? "" : "!").append(wrap(operand)).append("??");
-                    i += negated ? 2 : 1;
-                }
-                case "in" -> {
-                    int start = operandStart(out);
-                    String needle = out.substring(start).strip();
-                    out.setLength(start);
-                    StringBuilder rest = new StringBuilder();
-                    int j = i + 1;
-                    for (; j < tokens.size() && !List.of("and", "or", ")").contains(tokens.get(j)); j++) {
-                        rest.append(tokens.get(j));
-                    }
-                    out.append(rest).append("?seq_contains(").append(needle).append(')');
-                    i = j - 1;
-                }
-                case "|" -> {
-                    String filter = next;
-                    i++;
-                    List<String> args = new ArrayList<>();
-                    if (i + 1 < tokens.size() && tokens.get(i + 1).equals("(")) {
-                        int depth = 0;
-                        StringBuilder arg = new StringBuilder();
-                        for (i = i + 1; i < tokens.size(); i++) {
-                            String a = tokens.get(i);
-                            if (a.equals("(")) {
-                                if (depth++ == 0) {
-                                    continue;
-                                }
-                            } else if (a.equals(")")) {
-                                if (--depth == 0) {
-                                    break;
-                                }
-                            } else if (a.equals(",") && depth == 1) {
-                                args.add(arg.toString());
-                                arg.setLength(0);
-                                continue;
-                            }
-                            arg.append(a);
-                        }
-                        if (!arg.isEmpty()) {
-                            args.add(arg.toString());
-                        }
-                    }
-                    Optional<String> applied = filter(out, filter, args, quote);
-                    if (applied.isEmpty()) {
-                        return Optional.empty();
-                    }
-                }
-                default -> {
-                    if (Character.isLetter(t.charAt(0)) && next.equals("(")) {
-                        return Optional.empty(); // a function (lookup, query, range): no twin
-                    }
-                    if (t.equals("if") || t.equals("else")) {
-                        return Optional.empty(); // an inline conditional: FreeMarker's ?then reads differently
-                    }
-                    if (t.charAt(0) == quote) {
-                        out.append(t);
-                    } else if (t.equals("==") || t.equals("!=") || t.equals("<") || t.equals(">") || t.equals("<=") || t.equals(">=")
-                            || t.equals("+") || t.equals("-") || t.equals("*") || t.equals("/") || t.equals("%")) {
-                        out.append(' ').append(t).append(' ');
-                    } else {
-                        out.append(t);
-                    }
-                }
-            }
-        }
-        return Optional.of(out.toString().replaceAll(" {2,}", " ").strip());
+        return JinjaExpression.value(jinja, quote);
     }
 
-    private static Optional<String> filter(StringBuilder out, String filter, List<String> args, char quote) {
-        String empty = "" + quote + quote;
-        int start = operandStart(out);
-        String operand = out.substring(start).strip();
-        out.setLength(start);
-        if (filter.equals("default") || filter.equals("d")) {
-            String fallback = args.isEmpty() || args.getFirst().equals("omit") ? empty : args.getFirst();
-            out.append(wrap(operand)).append('!').append(fallback);
-            return Optional.of(out.toString());
-        }
-        String builtin = FILTERS.get(filter);
-        if (builtin == null) {
-            return Optional.empty();
-        }
-        if (filter.equals("join") && args.isEmpty()) {
-            args = List.of(empty);
-        }
-        out.append(operand).append('?').append(builtin);
-        if (!args.isEmpty()) {
-            out.append('(').append(String.join(", ", args)).append(')');
-        }
-        return Optional.of(out.toString());
+    /**
+     * A Jinja2 condition ({@code when:} and the like, or an {@code {% if %}}) as a FreeMarker boolean
+     * with the same truth value: a value that is not a boolean is read as Jinja2 reads it (empty and
+     * 0 are false). Empty without a mechanical twin.
+     */
+    public static Optional<String> condition(String jinja) {
+        return condition(jinja, '"');
     }
 
-    /** A plain name as it is; anything else in parentheses, so that {@code ??} and {@code !} apply to all of it. */
-    private static String wrap(String operand) {
-        return operand.matches("[A-Za-z_][A-Za-z0-9_]*") ? operand : "(" + operand + ")";
-    }
-
-    /** Where the operand that ends {@code out} starts: after the last operator outside brackets. */
-    private static int operandStart(StringBuilder out) {
-        int depth = 0;
-        for (int i = out.length() - 1; i >= 0; i--) {
-            char c = out.charAt(i);
-            if (c == ')' || c == ']') {
-                depth++;
-            } else if (c == '(' || c == '[') {
-                if (depth == 0) {
-                    return i + 1;
-                }
-                depth--;
-            } else if (depth == 0 && (c == ' ' || c == '!' || c == ',')) {
-                return i + 1;
-            }
-        }
-        return 0;
-    }
-
-    /** Tokens with strings as FreeMarker writes them ("..."), or null when the text does not tokenize. */
-    private static List<String> tokens(String jinja, char quote) {
-        List<String> tokens = new ArrayList<>();
-        Matcher m = TOKEN.matcher(jinja);
-        int at = 0;
-        while (at < jinja.length()) {
-            if (!m.find(at) || m.start() != at) {
-                return jinja.substring(at).isBlank() ? tokens : null;
-            }
-            if (m.group("str") != null) {
-                String s = m.group("str");
-                String body = s.substring(1, s.length() - 1);
-                tokens.add(quote + body.replace(String.valueOf(quote), "\\" + quote) + quote);
-            } else {
-                tokens.add(m.group(m.group("num") != null ? "num" : m.group("id") != null ? "id" : "op"));
-            }
-            at = m.end();
-        }
-        return tokens;
+    /** As {@link #condition(String)}, with FreeMarker's string literals in {@code quote}. */
+    public static Optional<String> condition(String jinja, char quote) {
+        return JinjaExpression.condition(jinja, quote);
     }
 }

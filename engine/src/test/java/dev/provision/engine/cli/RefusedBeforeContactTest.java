@@ -269,7 +269,9 @@ class RefusedBeforeContactTest {
         for (String[] options : List.of(new String[] {"--syntax-check"}, new String[0])) {
             String error = refusedCondition("docker_install | default('yes')", options);
             assertEquals("ERROR: " + tmp.resolve("site.yml") + ":5:13: 'docker_install | default('yes')' is Jinja2 (the filter 'default'"
-                    + " (in FreeMarker a single | is a logical or)); conditions are FreeMarker expressions: docker_install!\"yes\";"
+                    + " (in FreeMarker a single | is a logical or)); conditions are FreeMarker expressions:"
+                    + " (docker_install!\"yes\")?is_boolean?then((docker_install!\"yes\"), (docker_install!\"yes\")?is_number?then("
+                    + "(docker_install!\"yes\") != 0, (docker_install!\"yes\")?has_content));"
                     + " provision migrate FILE rewrites a playbook\n", error);
             err.reset();
         }
@@ -284,7 +286,7 @@ class RefusedBeforeContactTest {
     @Test
     void theInOperatorIsRefusedWithItsTranslation() throws Exception {
         String error = refusedCondition("\"'gpu' in group_names\"", "--syntax-check");
-        assertTrue(error.contains("(the 'in' operator)") && error.contains("group_names?seq_contains(\"gpu\")"), error);
+        assertTrue(error.contains("(the 'in' operator)") && error.contains("group_names?is_sequence?then(group_names?seq_contains(\"gpu\")"), error);
     }
 
     @Test

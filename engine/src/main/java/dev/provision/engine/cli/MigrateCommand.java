@@ -50,31 +50,39 @@ final class MigrateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         int untranslated = 0;
-        for (Path file : files) {
+        // the files given, then the .j2 templates their tasks name (src: x.j2 becomes x.ftl: it must exist)
+        java.util.Deque<Path> work = new java.util.ArrayDeque<>(files);
+        java.util.Set<Path> seen = new java.util.HashSet<>();
+        while (!work.isEmpty()) {
+            Path file = work.removeFirst();
+            if (!seen.add(file.toAbsolutePath().normalize())) {
+                continue;
+            }
             if (!Files.isRegularFile(file)) {
                 err.println("ERROR: " + file + ": no such file");
                 return ExitCode.INVALID_INPUT.code();
             }
             String before = Files.readString(file, StandardCharsets.UTF_8);
             List<String> left = new ArrayList<>();
-            String after = file.toString().endsWith(".j2") ? template(file, before, left) : yaml(file, before, left);
+            boolean j2 = file.toString().endsWith(".j2");
+            String after = j2 ? template(file, before, left) : yaml(file, before, left, work::addLast);
             left.forEach(err::println);
             untranslated += left.size();
-            Path target = file.toString().endsWith(".j2")
-                    ? file.resolveSibling(file.getFileName().toString().replaceAll("\\.j2$", ".ftl")) : file;
+            Path target = j2 ? file.resolveSibling(file.getFileName().toString().replaceAll("\\.j2$", ".ftl")) : file;
             if (!after.equals(before)) {
                 out.print(UnifiedDiff.render(new Diff(target.toString(), before, after), 3));
-                if (write) {
-                    Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), ".provision-migrate-", ".tmp");
-                    Files.writeString(tmp, after, StandardCharsets.UTF_8);
-                    Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-                    out.println("wrote " + target);
-                }
+            }
+            // a template's .ftl is written even when nothing in it changed: tasks now name it
+            if (write && (!after.equals(before) || j2 && left.isEmpty())) {
+                Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), ".provision-migrate-", ".tmp");
+                Files.writeString(tmp, after, StandardCharsets.UTF_8);
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                out.println("wrote " + target);
             }
         }
         if (untranslated > 0) {
-            err.println(untranslated + (untranslated == 1 ? " place needs" : " places need") + " a hand: FreeMarker's equivalents are in the README"
-                    + " (Coming from Ansible) and at https://freemarker.apache.org/docs/ref_builtins.html");
+            err.println(untranslated + (untranslated == 1 ? " place needs" : " places need") + " a hand (" + untranslated + " left): FreeMarker's"
+                    + " equivalents are in the README (Coming from Ansible) and at https://freemarker.apache.org/docs/ref_builtins.html");
             return ExitCode.INVALID_INPUT.code();
         }
         if (!write) {
@@ -93,17 +101,27 @@ final class MigrateCommand implements Callable<Integer> {
     }
 
     /** {@code src: app.conf.j2}: the template that migrate writes as {@code app.conf.ftl}. */
-    private static final Pattern J2_SOURCE = Pattern.compile("^(\\s*(?:-\\s+)?src:\\s*[\"']?)([^\"'\\s]+)\\.j2([\"']?\\s*)$");
+    private static final Pattern J2_SOURCE = Pattern.compile("(\\bsrc:\\s*[\"']?)([^\"'\\s,{}]+)\\.j2(?=[\"']?\\s*(?:[,}#]|$))");
 
     /** Line by line, so that comments, quoting and layout stay as they were. */
-    private static String yaml(Path file, String text, List<String> left) {
+    private static String yaml(Path file, String text, List<String> left, java.util.function.Consumer<Path> templates) {
         String[] lines = text.split("\n", -1);
         int listOfConditionsAt = -1; // the indentation of a 'when:' whose items follow as a YAML list
         for (int i = 0; i < lines.length; i++) {
             Matcher source = J2_SOURCE.matcher(lines[i]);
-            if (source.matches()) {
-                lines[i] = source.group(1) + source.group(2) + ".ftl" + source.group(3);
+            StringBuilder rewritten = new StringBuilder();
+            while (source.find()) {
+                Optional<Path> found = templateOf(file, source.group(2) + ".j2");
+                if (found.isPresent()) {
+                    templates.accept(found.get());
+                    source.appendReplacement(rewritten, Matcher.quoteReplacement(source.group(1) + source.group(2) + ".ftl"));
+                } else {
+                    left.add(file + ":" + (i + 1) + ": src " + source.group(2) + ".j2 names a template migrate did not find"
+                            + " (looked in templates/ beside the file and its role); migrate it by naming it");
+                }
             }
+            source.appendTail(rewritten);
+            lines[i] = rewritten.toString();
             String line = lines[i];
             Matcher item = LIST_ITEM.matcher(line);
             if (listOfConditionsAt >= 0 && item.matches() && item.group(1).length() >= listOfConditionsAt) {
@@ -135,8 +153,21 @@ final class MigrateCommand implements Callable<Integer> {
         return String.join("\n", lines);
     }
 
+    /** Where Ansible looks for a task's template: the role's (or playbook's) templates/, then beside the file. */
+    private static Optional<Path> templateOf(Path yaml, String name) {
+        Path dir = yaml.toAbsolutePath().getParent();
+        for (Path candidate : List.of(dir.resolve("templates").resolve(name), dir.resolveSibling("templates").resolve(name), dir.resolve(name))) {
+            if (Files.isRegularFile(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** {@code when:} with nothing after it: its conditions follow as list items. */
     private static final Pattern CONDITION_LIST = Pattern.compile("^(\\s*)(-\\s+)?(?:when|changed_when|failed_when|until):\\s*(?:#.*)?$");
+    /** A YAML comment after a plain scalar: blank, then #. */
+    private static final Pattern TRAILING_COMMENT = Pattern.compile("\\s+#.*$");
     private static final Pattern LIST_ITEM = Pattern.compile("^(\\s*)-\\s+(.+?)\\s*$");
 
     /**
@@ -144,7 +175,13 @@ final class MigrateCommand implements Callable<Integer> {
      * and has one (empty when it is not Jinja2, or has none: then it is named in {@code left}).
      */
     private static Optional<String> condition(Path file, int i, String prefix, String written, List<String> left) {
-        String value = unquote(written).replaceAll("^\\{\\{\\s*(.*?)\\s*\\}\\}$", "$1");
+        String comment = "";
+        Matcher commented = TRAILING_COMMENT.matcher(written);
+        if (!written.startsWith("\"") && !written.startsWith("'") && commented.find()) {
+            comment = written.substring(commented.start());
+            written = written.substring(0, commented.start());
+        }
+        String value = unquote(written.strip()).replaceAll("^\\{\\{\\s*(.*?)\\s*\\}\\}$", "$1");
         if (!Jinja2.isCondition(value)) {
             return Optional.empty();
         }
@@ -152,7 +189,8 @@ final class MigrateCommand implements Callable<Integer> {
         if (translated.isEmpty()) {
             left.add(file + ":" + (i + 1) + ": condition '" + value + "' has no mechanical FreeMarker translation");
         }
-        return translated.map(t -> prefix + quote(t));
+        String after = comment;
+        return translated.map(t -> prefix + quote(t) + after);
     }
 
     /** Whether the first {@code {{} of the line sits inside a double-quoted YAML scalar (an odd number of " before it). */

@@ -278,7 +278,10 @@ final class JinjaExpression {
                 if (args.size() > 1) {
                     throw new Unsupported(); // default(x, true): on falsy values too, no twin
                 }
-                String fallback = args.isEmpty() || args.get(0).text().equals("omit") ? empty : args.get(0).at(ATOM);
+                if (!args.isEmpty() && args.get(0).text().equals("omit")) {
+                    throw new Unsupported(); // leave the parameter out: no value means that
+                }
+                String fallback = args.isEmpty() ? empty : args.get(0).at(ATOM);
                 // FreeMarker's default takes everything after it that it can (x!"a" == "b" is x!("a" == "b")):
                 // the lowest precedence makes every use parenthesise it
                 return new Node(x.operand() + "!" + fallback, TERNARY, false);

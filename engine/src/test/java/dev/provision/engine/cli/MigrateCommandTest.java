@@ -61,4 +61,54 @@ class MigrateCommandTest {
         assertEquals(ExitCode.INVALID_INPUT.code(), provision("migrate", playbook.toString()));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains(playbook + ":3: "), err.toString());
     }
+
+    @Test
+    void listFormConditionsAreTranslatedItemByItem() throws Exception {
+        Path playbook = Files.writeString(tmp.resolve("site.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - debug: {msg: hi}
+                      when:
+                        - mode is defined   # a comment stays
+                        - "'gpu' in roles"
+                    - debug: {msg: next}
+                """);
+        assertEquals(0, provision("migrate", "--write", playbook.toString()), err.toString());
+        String written = Files.readString(playbook);
+        assertTrue(written.contains("        - mode??   # a comment stays\n"), written);
+        assertTrue(written.contains("        - 'roles?is_sequence?then(roles?seq_contains(\"gpu\")"), written);
+        assertTrue(written.contains("    - debug: {msg: next}"), written);
+        assertEquals(0, provision("-i", "localhost,", "--syntax-check", playbook.toString()), err.toString());
+    }
+
+    @Test
+    void aTemplateATaskNamesGetsItsFtlEvenWithoutJinjaAndAMissingOneIsNamed() throws Exception {
+        Path role = Files.createDirectories(tmp.resolve("roles/web/tasks"));
+        Files.createDirectories(tmp.resolve("roles/web/templates"));
+        Files.writeString(tmp.resolve("roles/web/templates/plain.conf.j2"), "no jinja here\n");
+        Path tasks = Files.writeString(role.resolve("main.yml"), """
+                - template: {src: plain.conf.j2, dest: /tmp/plain.conf}
+                - template:
+                    src: gone.conf.j2
+                    dest: /tmp/gone.conf
+                """);
+        assertEquals(ExitCode.INVALID_INPUT.code(), provision("migrate", "--write", tasks.toString()));
+        assertTrue(Files.readString(tmp.resolve("roles/web/templates/plain.conf.ftl")).equals("no jinja here\n"));
+        String written = Files.readString(tasks);
+        assertTrue(written.contains("src: plain.conf.ftl") && written.contains("src: gone.conf.j2"), written);
+        assertTrue(err.toString().contains(tasks + ":3: src gone.conf.j2 names a template migrate did not find"), err.toString());
+        assertTrue(err.toString().contains("(1 left)"), err.toString());
+    }
+
+    @Test
+    void defaultOmitIsLeftForAHandNotTurnedIntoAnEmptyString() throws Exception {
+        Path playbook = Files.writeString(tmp.resolve("site.yml"), """
+                - hosts: localhost
+                  tasks:
+                    - user: {name: bob, uid: "{{ bob_uid | default(omit) }}"}
+                """);
+        assertEquals(ExitCode.INVALID_INPUT.code(), provision("migrate", playbook.toString()));
+        assertTrue(err.toString().contains(playbook + ":3:"), err.toString());
+    }
 }

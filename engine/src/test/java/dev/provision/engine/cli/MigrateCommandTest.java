@@ -77,7 +77,7 @@ class MigrateCommandTest {
         assertEquals(0, provision("migrate", "--write", playbook.toString()), err.toString());
         String written = Files.readString(playbook);
         assertTrue(written.contains("        - mode??   # a comment stays\n"), written);
-        assertTrue(written.contains("        - 'roles?is_sequence?then(roles?seq_contains(\"gpu\")"), written);
+        assertTrue(written.contains("        - roles?is_sequence?then(roles?seq_contains(\"gpu\")"), written);
         assertTrue(written.contains("    - debug: {msg: next}"), written);
         assertEquals(0, provision("-i", "localhost,", "--syntax-check", playbook.toString()), err.toString());
     }

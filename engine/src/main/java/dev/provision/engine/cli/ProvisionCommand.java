@@ -9,6 +9,7 @@ import dev.provision.engine.exec.PlanRecording;
 import dev.provision.engine.exec.RunChecks;
 import dev.provision.engine.exec.RunOptions;
 import dev.provision.engine.exec.RunSummary;
+import dev.provision.engine.config.AnsibleConfig;
 import dev.provision.engine.inventory.Host;
 import dev.provision.engine.inventory.Inventory;
 import dev.provision.engine.plan.SavedPlan;
@@ -81,6 +82,10 @@ public final class ProvisionCommand implements Callable<Integer> {
             description = "Inventory file (YAML or INI), directory, or comma list of hosts (host1,host2 or host1,). Repeatable."
                     + " Default: localhost only.")
     List<String> inventory = new ArrayList<>();
+
+    @Option(names = "--roles-path", paramLabel = "DIRS", description = "Also look for roles in these directories (colon-separated;"
+            + " as ansible-playbook's; else $ANSIBLE_ROLES_PATH, else ansible.cfg's roles_path).")
+    String rolesPath;
 
     @Option(names = {"-l", "--limit"}, paramLabel = "PATTERN", description = "Further limit the hosts (pattern, e.g. 'gpu:!node07' or 'node01,node02').")
     String limit;
@@ -277,8 +282,8 @@ public final class ProvisionCommand implements Callable<Integer> {
             return ExitCode.INVALID_INPUT;
         }
         ModuleRegistry modules = ModuleRegistry.load();
-        Playbook book = PlaybookLoader.load(playbook, modules);
-        Inventory inv = Inventory.load(inventory, book.directory()).withDefaults(connectionDefaults());
+        Playbook book = loadPlaybook(playbook, modules);
+        Inventory inv = Inventory.load(inventory.isEmpty() ? config.inventory() : inventory, book.directory()).withDefaults(connectionDefaults());
         if (flushCache) {
             FactCache.at(FactCache.defaultDirectory()).clear();
         }
@@ -369,7 +374,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         SavedPlans.Applicable applicable = SavedPlans.verifyHeader(plan, applyPlan, playbook, inventory,
                 ExtraVars.parse(extraVars), Duration.ofHours(Math.max(1, maxPlanAge)), new Version().getVersion()[0]);
         ModuleRegistry modules = ModuleRegistry.load();
-        Playbook book = PlaybookLoader.load(applicable.playbook(), modules);
+        Playbook book = loadPlaybook(applicable.playbook(), modules);
         Inventory inv = Inventory.load(applicable.inventory(), book.directory()).withDefaults(connectionDefaults());
         List<String> hosts = SavedPlans.hostsToApply(plan, inv, Optional.ofNullable(limit), applyPlan);
         RunOptions verify = new RunOptions(true, false, Set.copyOf(plan.header().tags()), Set.copyOf(plan.header().skipTags()),
@@ -441,6 +446,30 @@ public final class ProvisionCommand implements Callable<Integer> {
             }
         }
         return "";
+    }
+
+    /** The project's ansible.cfg as Ansible finds it for this playbook; read by {@link #loadPlaybook}. */
+    private AnsibleConfig config = AnsibleConfig.NONE;
+
+    /**
+     * Reads the project's ansible.cfg (named once when it holds keys provision does not act on), then
+     * the playbook, finding roles in --roles-path, else $ANSIBLE_ROLES_PATH, else roles_path.
+     */
+    private Playbook loadPlaybook(Path file, ModuleRegistry modules) throws InvalidInputException {
+        config = AnsibleConfig.find(System.getenv(), Path.of("").toAbsolutePath(), file.toAbsolutePath().getParent());
+        config.file().filter(f -> !config.ignored().isEmpty()).ifPresent(f ->
+                err.println("[WARNING]: " + f + ": provision does not act on " + String.join(", ", config.ignored())));
+        if (user == null) {
+            user = config.remoteUser().orElse(null);
+        }
+        if (config.forks().isPresent() && !args.contains("-f") && !args.contains("--forks")
+                && args.stream().noneMatch(a -> a.startsWith("--forks=") || a.startsWith("-f") && a.length() > 2)) {
+            forks = Math.max(1, config.forks().get());
+        }
+        String given = rolesPath != null ? rolesPath : System.getenv().getOrDefault("ANSIBLE_ROLES_PATH", "");
+        List<Path> roles = given.isBlank() ? config.rolesPath()
+                : java.util.Arrays.stream(given.split(":")).filter(d -> !d.isBlank()).map(d -> Path.of(d).toAbsolutePath().normalize()).toList();
+        return PlaybookLoader.load(file, modules, roles);
     }
 
     /** {@code -u}, {@code -b}, {@code --become-user} as inventory defaults: the inventory's own values win, as in Ansible. */

@@ -61,9 +61,9 @@ public final class PlaybookLoader {
     private final ModuleCatalog catalog;
     private final TaskParser tasks;
 
-    private PlaybookLoader(ModuleCatalog catalog) {
+    private PlaybookLoader(ModuleCatalog catalog, List<Path> rolesPath) {
         this.catalog = catalog;
-        this.tasks = new TaskParser(catalog);
+        this.tasks = new TaskParser(catalog, rolesPath);
     }
 
     /**
@@ -73,9 +73,17 @@ public final class PlaybookLoader {
      * @throws InvalidInputException the first problem found, at its file:line:column
      */
     public static Playbook load(Path file, ModuleCatalog catalog) throws InvalidInputException {
+        return load(file, catalog, List.of());
+    }
+
+    /**
+     * As {@link #load(Path, ModuleCatalog)}, finding roles also in {@code rolesPath} (Ansible's
+     * {@code roles_path}): after {@code roles/} beside the playbook, before the playbook's directory.
+     */
+    public static Playbook load(Path file, ModuleCatalog catalog, List<Path> rolesPath) throws InvalidInputException {
         requireNonNull(file, "file cannot be null");
         requireNonNull(catalog, "catalog cannot be null");
-        PlaybookLoader loader = new PlaybookLoader(catalog);
+        PlaybookLoader loader = new PlaybookLoader(catalog, List.copyOf(rolesPath));
         return new Playbook(file, loader.plays(file, List.of(file.toAbsolutePath().normalize())));
     }
 

@@ -18,8 +18,9 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 /**
  * Reads one role into tasks and handlers: for a play's {@code roles:} entry and for
  * {@code import_role}/{@code include_role} among tasks alike (both static here). A role is
- * {@code roles/NAME} beside the playbook, else {@code NAME} beside it, else (from inside a role) a
- * sibling of that role; a name that is absolute or backs out with {@code ..} is refused.
+ * {@code roles/NAME} beside the playbook, else {@code NAME} in a directory of the roles path
+ * ({@code --roles-path}, {@code ANSIBLE_ROLES_PATH}, {@code ansible.cfg}'s {@code roles_path}), else
+ * {@code NAME} beside the playbook, else (from inside a role) a sibling of that role; a name that is absolute or backs out with {@code ..} is refused.
  */
 final class RoleLoader {
     /**
@@ -45,9 +46,11 @@ final class RoleLoader {
     }
 
     private final TaskParser tasks;
+    private final List<Path> rolesPath;
 
-    RoleLoader(TaskParser tasks) {
+    RoleLoader(TaskParser tasks, List<Path> rolesPath) {
         this.tasks = requireNonNull(tasks, "tasks cannot be null");
+        this.rolesPath = List.copyOf(rolesPath);
     }
 
     /**
@@ -63,6 +66,7 @@ final class RoleLoader {
         Path relative = roleName(doc, origin.at(), name);
         LinkedHashSet<Path> candidates = new LinkedHashSet<>();
         candidates.add(origin.playbookDirectory().resolve("roles").resolve(relative));
+        rolesPath.forEach(dir -> candidates.add(dir.resolve(relative)));
         candidates.add(origin.playbookDirectory().resolve(relative));
         origin.askingRole().map(Path::getParent).ifPresent(siblings -> candidates.add(siblings.resolve(relative)));
         Path roleDir = null;

@@ -83,10 +83,11 @@ final class TaskParser {
     }
 
     private final ModuleCatalog catalog;
-    private final RoleLoader roles = new RoleLoader(this);
+    private final RoleLoader roles;
 
-    TaskParser(ModuleCatalog catalog) {
+    TaskParser(ModuleCatalog catalog, List<Path> rolesPath) {
         this.catalog = requireNonNull(catalog, "catalog cannot be null");
+        this.roles = new RoleLoader(this, rolesPath);
     }
 
     RoleLoader roles() {

@@ -287,9 +287,8 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (flushCache) {
             FactCache.at(FactCache.defaultDirectory()).clear();
         }
-        if (verbose.length > 0) {
-            inv.skippedFiles().forEach(skipped -> err.println("inventory: skipped " + skipped));
-        }
+        inv.skippedFiles().stream().filter(skipped -> verbose.length > 0 || skipped.contains(Inventory.NOT_AN_INVENTORY))
+                .forEach(skipped -> err.println((skipped.contains(Inventory.NOT_AN_INVENTORY) ? "[WARNING]: " : "") + "inventory: skipped " + skipped));
         RunOptions options = new RunOptions(check, diff, tags, skipTags, forks,
                 ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length,
                 Duration.ofSeconds(taskTimeout));

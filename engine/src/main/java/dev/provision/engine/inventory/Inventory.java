@@ -129,12 +129,25 @@ public final class Inventory {
         return build(builder, List.of(inventoryLayer, playbookLayer), skipped);
     }
 
+    /** How a skipped file that looked like an inventory is named; such lines are warnings, shown without -v. */
+    public static final String NOT_AN_INVENTORY = "not read as an inventory";
+
     private static void readDirectory(Path dir, InventoryBuilder builder, List<String> skipped)
             throws InvalidInputException {
         int before = builder.hostMentions();
         List<String> skippedHere = new ArrayList<>();
         List<Path> files = InventoryFiles.inDirectory(dir, skippedHere);
         for (Path file : files) {
+            // As Ansible, a file of a directory source that is not an inventory (a key, a README without
+            // an extension, a script's data) is skipped with a warning; tried on a copy first, so that
+            // a file that fails halfway adds no host. Its content is never quoted: it may be a key.
+            try {
+                InventoryFiles.read(file, builder.copy());
+            } catch (InvalidInputException e) {
+                skippedHere.add(file + " (" + NOT_AN_INVENTORY + ": it does not parse as YAML or INI at line "
+                        + e.position().line() + ")");
+                continue;
+            }
             InventoryFiles.read(file, builder);
         }
         skipped.addAll(skippedHere);

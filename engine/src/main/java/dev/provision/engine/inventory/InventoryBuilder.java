@@ -58,6 +58,30 @@ final class InventoryBuilder {
         link(groups.get(ALL), groups.get(UNGROUPED));
     }
 
+    /**
+     * An independent copy of what was read so far: a file can be tried on it and, when it turns out
+     * not to be an inventory, leave this builder as it was.
+     */
+    InventoryBuilder copy() {
+        InventoryBuilder copy = new InventoryBuilder();
+        copy.groups.clear();
+        groups.forEach((name, g) -> {
+            GroupDraft d = new GroupDraft(g.name, g.position);
+            d.hosts.addAll(g.hosts);
+            d.children.addAll(g.children);
+            d.parents.addAll(g.parents);
+            d.vars.putAll(g.vars);
+            copy.groups.put(name, d);
+        });
+        hosts.forEach((name, h) -> {
+            HostDraft d = new HostDraft(h.name, h.position);
+            d.vars.putAll(h.vars);
+            copy.hosts.put(name, d);
+        });
+        copy.hostMentions = hostMentions;
+        return copy;
+    }
+
     /** The group of this name, declared here when it is new. */
     GroupDraft group(String name, SourcePosition position) {
         return groups.computeIfAbsent(name, n -> new GroupDraft(n, position));

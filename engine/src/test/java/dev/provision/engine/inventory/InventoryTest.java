@@ -178,6 +178,23 @@ class InventoryTest {
                 + " files in an inventory directory; give the file itself with -i to read it)"), inventory.skippedFiles());
     }
 
+    /** A layout seen in the field: the cluster key pair kept under the inventory directory (cluster_key_dir). */
+    @Test
+    void filesOfADirectorySourceThatAreNotInventoriesAreSkippedWithoutHostsOrContent() throws Exception {
+        write("inv/hosts.yml", "gpu:\n  hosts:\n    node1:\n");
+        write("inv/cluster-ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+                + "-----END OPENSSH PRIVATE KEY-----\n");
+        write("inv/cluster-ssh/id_ed25519.pub", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAISECRETISH provision-cluster\n");
+        write("inv/README", "# How this inventory is laid out\nThe GPU nodes: see hosts.yml.\n");
+        Inventory inventory = Inventory.load(List.of(dir.resolve("inv").toString()), dir);
+        assertEquals(List.of("node1"), names(inventory.hosts()), "no host made of a key or a README");
+        assertEquals(3, inventory.skippedFiles().size(), inventory.skippedFiles().toString());
+        for (String skipped : inventory.skippedFiles()) {
+            assertTrue(skipped.contains(Inventory.NOT_AN_INVENTORY) && !skipped.contains("AAAA") && !skipped.contains("BEGIN")
+                    && !skipped.contains("b3Blbn"), skipped);
+        }
+    }
+
     @Test
     void refusesADirectorySourceThatNamesNoHost() throws Exception {
         write("inv/hosts.ini", "[gpu]\nnode1\n");

@@ -97,7 +97,7 @@ final class PlanApplier {
         return a.task().equals(b.task()) && a.position().equals(b.position()) && a.handler() == b.handler();
     }
 
-    /** One task on one host: its entry, or its loop items in order (a failed item ends the loop, as in a run). */
+    /** One task on one host: its entry, or its loop items in order (a failed item does not end the loop, as in a run). */
     private TaskResult applyTask(PlanRecording recording, List<PlanRecording.Entry> entries, HostState h, Connections connections) {
         if (entries.size() == 1 && entries.getFirst().step().item().isEmpty()) {
             return applyEntry(recording, entries.getFirst(), h, connections);
@@ -116,9 +116,6 @@ final class PlanApplier {
                 case OK -> status == TaskStatus.SKIPPED ? TaskStatus.OK : status;
                 default -> status;
             };
-            if (item.status() == TaskStatus.FAILED) {
-                break;
-            }
         }
         boolean hidden = entries.getFirst().hidden();
         return TaskResult.builder(h.name(), status).items(items).hidden(hidden).build();
@@ -167,9 +164,7 @@ final class PlanApplier {
             Connection connection = connections.forTask(source.task(), source.play(), h);
             java.util.Optional<ExecResult> last = TaskRunner.apply(connection, new Plan(entry.changes(), "", Map.of(), Map.of()));
             if (last.isPresent() && last.get().exitCode() != 0) {
-                String stderr = last.get().stderrText().strip();
-                return result(h, entry, TaskStatus.FAILED, "non-zero return code " + last.get().exitCode()
-                        + (stderr.isEmpty() || entry.hidden() ? "" : ": " + stderr.lines().findFirst().orElse("")), started);
+                return result(h, entry, TaskStatus.FAILED, TaskRunner.nonZero(last.get(), entry.hidden()), started);
             }
             return result(h, entry, TaskStatus.CHANGED, "", started);
         } catch (UnreachableException e) {

@@ -212,7 +212,7 @@ final class TaskRunner {
                     output.put("stderr_lines", r.stderrText().lines().toList());
                     if (r.exitCode() != 0 && task.failedWhen().isEmpty()) {
                         status = TaskStatus.FAILED;
-                        message = "non-zero return code " + r.exitCode() + firstLine(r.stderrText(), r.stdoutText());
+                        message = nonZero(r, task.noLog());
                     }
                 }
             } catch (UnreachableException e) {
@@ -423,9 +423,13 @@ final class TaskRunner {
         return o == null ? "nothing" : o instanceof Map ? "a mapping" : "'" + o + "'";
     }
 
-    private static String firstLine(String stderr, String stdout) {
-        String text = stderr.isBlank() ? stdout : stderr;
-        return text.isBlank() ? "" : ": " + text.strip().lines().findFirst().orElse("");
+    /**
+     * How a program that exited non-zero fails its task, in a run and when a saved plan is applied
+     * alike: the code and the first line it printed (stderr, else stdout), none under {@code no_log}.
+     */
+    static String nonZero(ExecResult r, boolean hidden) {
+        String text = r.stderrText().isBlank() ? r.stdoutText() : r.stderrText();
+        return "non-zero return code " + r.exitCode() + (text.isBlank() || hidden ? "" : ": " + text.strip().lines().findFirst().orElse(""));
     }
 
     private static void sleep(int seconds) {

@@ -33,7 +33,7 @@ import picocli.CommandLine.Parameters;
 final class MigrateCommand implements Callable<Integer> {
     private static final Pattern CONDITION = Pattern.compile("^(\\s*(?:-\\s+)?(?:when|changed_when|failed_when|until):\\s*)(.+?)\\s*$");
 
-    @Parameters(paramLabel = "FILE", arity = "1..*", description = "Playbooks, task and vars files (YAML) and .j2 templates.")
+    @Parameters(paramLabel = "FILE", arity = "1..*", description = "Playbooks, task and vars files (YAML), .j2 templates and ansible.cfg.")
     List<Path> files = new ArrayList<>();
 
     @Option(names = "--write", description = "Write the translation (YAML in place; FILE.j2 to FILE.ftl).")
@@ -65,7 +65,8 @@ final class MigrateCommand implements Callable<Integer> {
             String before = Files.readString(file, StandardCharsets.UTF_8);
             List<String> left = new ArrayList<>();
             boolean j2 = file.toString().endsWith(".j2");
-            String after = j2 ? template(file, before, left) : yaml(file, before, left, work::addLast);
+            String after = j2 ? template(file, before, left)
+                    : file.getFileName().toString().endsWith(".cfg") ? ansibleCfg(before) : yaml(file, before, left, work::addLast);
             left.forEach(err::println);
             untranslated += left.size();
             Path target = j2 ? file.resolveSibling(file.getFileName().toString().replaceAll("\\.j2$", ".ftl")) : file;
@@ -89,6 +90,15 @@ final class MigrateCommand implements Callable<Integer> {
             out.println("(nothing written; --write writes it)");
         }
         return ExitCode.OK.code();
+    }
+
+    /** {@code host_key_checking = False}, which provision refuses, kept as a comment that says why. */
+    private static final Pattern HOST_KEY_CHECKING_OFF = Pattern.compile("(?im)^(\\s*host_key_checking\\s*=\\s*(?:false|no|0|off)\\b.*)$");
+
+    /** An ansible.cfg: what provision would refuse becomes a comment; the rest stays as it is. */
+    private static String ansibleCfg(String text) {
+        return HOST_KEY_CHECKING_OFF.matcher(text).replaceAll(
+                "# $1   # provision migrate: host keys are always verified (first contact records the key; --replaced HOST accepts a new one)");
     }
 
     private static String template(Path file, String text, List<String> left) {

@@ -129,6 +129,10 @@ public final class Inventory {
         return build(builder, List.of(inventoryLayer, playbookLayer), skipped);
     }
 
+    /** Names a user gives inventory files; such a file with a mistake is an error, never skipped. */
+    private static final java.util.regex.Pattern MEANT_AS_INVENTORY = java.util.regex.Pattern.compile(
+            "(?i).*\\.(ya?ml|json)|hosts|inventory|hosts\\..*|inventory\\..*");
+
     /** How a skipped file that looked like an inventory is named; such lines are warnings, shown without -v. */
     public static final String NOT_AN_INVENTORY = "not read as an inventory";
 
@@ -144,6 +148,9 @@ public final class Inventory {
             try {
                 InventoryFiles.read(file, builder.copy());
             } catch (InvalidInputException e) {
+                if (MEANT_AS_INVENTORY.matcher(file.getFileName().toString()).matches()) {
+                    throw e; // a .yml or a 'hosts' file with a mistake is the user's inventory: its error, not a skip
+                }
                 skippedHere.add(file + " (" + NOT_AN_INVENTORY + ": it does not parse as YAML or INI at line "
                         + e.position().line() + ")");
                 continue;

@@ -13,7 +13,6 @@ import java.util.regex.Pattern;
  * filters, lookups, macros) is not guessed at: {@link #expression} is empty and the caller says so.
  */
 public final class Jinja2 {
-    private static final Pattern OUTPUT = Pattern.compile("\\{\\{-?\\s*(.*?)\\s*-?\\}\\}", Pattern.DOTALL);
     private static final Pattern STATEMENT = Pattern.compile("\\{%-?\\s*(.*?)\\s*-?%\\}", Pattern.DOTALL);
     private static final Pattern JINJA_OUTPUT = Pattern.compile("\\{\\{-?\\s*[A-Za-z_(\\['\"]");
     private static final Pattern JINJA_STATEMENT = Pattern.compile(
@@ -87,18 +86,51 @@ public final class Jinja2 {
      */
     public static Optional<String> template(String text, char quote) {
         StringBuilder out = new StringBuilder();
-        Matcher m = OUTPUT.matcher(text);
         int at = 0;
-        while (m.find()) {
-            Optional<String> e = expression(m.group(1), quote);
+        for (int open = text.indexOf("{{", at); open >= 0; open = text.indexOf("{{", at)) {
+            int close = closing(text, open + 2);
+            if (close < 0) {
+                return Optional.empty();
+            }
+            String inner = text.substring(open + 2, close).replaceAll("^-", "").replaceAll("-$", "").strip();
+            Optional<String> e = expression(inner, quote);
             if (e.isEmpty()) {
                 return Optional.empty();
             }
-            out.append(text, at, m.start()).append("${").append(e.get()).append('}');
-            at = m.end();
+            out.append(text, at, open).append("${").append(e.get()).append('}');
+            at = close + 2;
         }
         out.append(text.substring(at));
         return statements(out.toString(), quote);
+    }
+
+    /**
+     * Where the {@code }}} that ends an expression starting at {@code from} is: outside string literals
+     * and the expression's own braces ({@code {{ x if y else {}}}} ends at the last two); -1 when none.
+     */
+    private static int closing(String text, int from) {
+        int depth = 0;
+        char inString = 0;
+        for (int i = from; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (inString != 0) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == inString) {
+                    inString = 0;
+                }
+            } else if (c == '\'' || c == '"') {
+                inString = c;
+            } else if (c == '{') {
+                depth++;
+            } else if (c == '}') {
+                if (depth == 0 && i + 1 < text.length() && text.charAt(i + 1) == '}') {
+                    return i;
+                }
+                depth = Math.max(0, depth - 1);
+            }
+        }
+        return -1;
     }
 
     private static Optional<String> statements(String text, char quote) {

@@ -289,8 +289,8 @@ final class JinjaExpression {
             case "bool" -> {
                 // Ansible's bool: true for yes, on, 1, true (any case) and the boolean true
                 String v = x.operand();
-                return new Node(v + "?is_boolean?then(" + v + ", [\"yes\", \"on\", \"1\", \"true\"]?seq_contains(" + v
-                        + "?string?lower_case))", ATOM, true);
+                String words = String.join(", ", List.of("yes", "on", "1", "true").stream().map(w -> quote + w + quote).toList());
+                return new Node(v + "?is_boolean?then(" + v + ", [" + words + "]?seq_contains(" + v + "?string?lower_case))", ATOM, true);
             }
             default -> {
                 String builtin = BUILTINS.get(name);

@@ -54,7 +54,7 @@ public final class PlaybookLoader {
     /** Most used first: on a tie in edit distance the first is suggested ('taks' -> 'tasks'). */
     private static final List<String> PLAY_KEYWORDS = List.of("hosts", "tasks", "name", "vars", "roles", "handlers", "environment",
             "become", "become_user", "gather_facts", "pre_tasks", "post_tasks", "vars_files", "serial", "tags",
-            "max_fail_percentage", "any_errors_fatal");
+            "max_fail_percentage", "any_errors_fatal", "strategy");
     private static final Set<String> ROLE_ENTRY_KEYWORDS = Set.of("role", "name");
     private static final Pattern PERCENT = Pattern.compile("\\d{1,3}%");
 
@@ -114,8 +114,11 @@ public final class PlaybookLoader {
 
     private List<Play> importPlaybook(YamlDocument doc, List<YamlDocument.Entry> entries, YamlDocument.Entry imported,
                                       List<Path> chain) throws InvalidInputException {
+        Set<String> tags = new LinkedHashSet<>();
         for (YamlDocument.Entry e : entries) {
-            if (e != imported && !e.key().equals("name")) {
+            if (e.key().equals("tags")) {
+                tags.addAll(Values.tags(doc, e.value())); // Ansible: every task of the imported plays gets them
+            } else if (e != imported && !e.key().equals("name")) {
                 throw doc.error(e.keyNode(), "'" + e.key() + "' is not supported on 'import_playbook'; "
                         + "set it inside the imported playbook");
             }
@@ -136,8 +139,18 @@ public final class PlaybookLoader {
         }
         List<Path> longer = new ArrayList<>(chain);
         longer.add(absolute);
-        return plays(found, longer);
+        Set<String> outer = importTags;
+        importTags = new LinkedHashSet<>(outer);
+        importTags.addAll(tags);
+        try {
+            return plays(found, longer);
+        } finally {
+            importTags = outer;
+        }
     }
+
+    /** The tags of the {@code import_playbook} entries the plays being read sit under. */
+    private Set<String> importTags = new LinkedHashSet<>();
 
     private Play play(YamlDocument doc, MappingNode mapping, List<YamlDocument.Entry> entries) throws InvalidInputException {
         String name = "";
@@ -178,6 +191,7 @@ public final class PlaybookLoader {
                 case "handlers" -> handlers = v;
                 case "environment" -> playLevel.read(doc, e);
                 case "become_method" -> Keywords.becomeMethod(doc, v);
+                case "strategy" -> strategy(doc, v);
                 default -> throw unknownPlayKeyword(doc, e);
             }
         }
@@ -185,6 +199,7 @@ public final class PlaybookLoader {
             throw doc.error(mapping, "play" + (name.isEmpty() ? "" : " '" + name + "'")
                     + " has no 'hosts'; add 'hosts: all' or a group name");
         }
+        playLevel.tags.addAll(importTags);
         playLevel.tags.addAll(tags);
         Path directory = doc.file().toAbsolutePath().normalize().getParent();
         List<Task> allHandlers = new ArrayList<>();
@@ -215,13 +230,26 @@ public final class PlaybookLoader {
         if (TaskParser.NOT_SUPPORTED.containsKey(key) && !key.equals("any_errors_fatal") && !key.equals("vars_files")) {
             return doc.error(e.keyNode(), "'" + key + "' is not supported yet; " + TaskParser.NOT_SUPPORTED.get(key));
         }
-        Set<String> playOnlyUnsupported = Set.of("strategy", "order", "force_handlers", "collections", "module_defaults",
+        Set<String> playOnlyUnsupported = Set.of("order", "force_handlers", "collections", "module_defaults",
                 "vars_prompt", "gather_subset", "gather_timeout", "fact_path", "port", "ignore_unreachable",
                 "ignore_errors", "no_log", "run_once", "debugger", "become_flags", "timeout");
         if (playOnlyUnsupported.contains(key)) {
             return doc.error(e.keyNode(), "'" + key + "' is not supported on a play yet; remove it");
         }
         return TaskParser.unknownKeyword(doc, e, PLAY_KEYWORDS, "a play");
+    }
+
+    /**
+     * Ansible's {@code strategy}: {@code linear} is how provision runs a play, and {@code free} is met
+     * by it too: a host goes through host-local tasks without waiting for the others, and only tasks
+     * that join or compare hosts wait for all (a free strategy would run those on partial results).
+     */
+    private static void strategy(YamlDocument doc, Node v) throws InvalidInputException {
+        String strategy = Values.string(doc, v, "strategy");
+        if (!strategy.equals("linear") && !strategy.equals("free")) {
+            throw doc.error(v, "strategy '" + strategy + "' is not supported: provision runs linear (and runs hosts ahead"
+                    + " through host-local tasks, as free does); remove it or write linear or free");
+        }
     }
 
     private static String hosts(YamlDocument doc, Node node) throws InvalidInputException {

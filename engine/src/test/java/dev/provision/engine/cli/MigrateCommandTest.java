@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,5 +111,30 @@ class MigrateCommandTest {
                 """);
         assertEquals(ExitCode.INVALID_INPUT.code(), provision("migrate", playbook.toString()));
         assertTrue(err.toString().contains(playbook + ":3:"), err.toString());
+    }
+
+    @Test
+    void ansibleCfgKeepsHostKeyCheckingOffOnlyAsACommentThatSaysWhy() throws Exception {
+        Path cfg = Files.writeString(tmp.resolve("ansible.cfg"), "[defaults]\nroles_path = roles\nhost_key_checking = False\n");
+        assertEquals(0, provision("migrate", "--write", cfg.toString()), err.toString());
+        String written = Files.readString(cfg);
+        assertTrue(written.contains("roles_path = roles\n# host_key_checking = False   # provision migrate: host keys are always verified"), written);
+        assertEquals(dev.provision.engine.config.AnsibleConfig.read(cfg).rolesPath(), List.of(tmp.resolve("roles")));
+    }
+
+    @Test
+    void tagsOnImportPlaybookReachEveryImportedTask() throws Exception {
+        Files.writeString(tmp.resolve("inner.yml"), "- hosts: all\n  gather_facts: false\n  tasks:\n    - debug: {msg: inner}\n");
+        Path outer = Files.writeString(tmp.resolve("outer.yml"), """
+                - import_playbook: inner.yml
+                  tags: [net]
+                - hosts: all
+                  gather_facts: false
+                  strategy: free
+                  tasks:
+                    - debug: {msg: outer}
+                """);
+        assertEquals(0, provision("-i", "localhost,", "--tags", "net", outer.toString()), err.toString());
+        assertTrue(out.toString().contains("inner") && !out.toString().contains("outer"), out.toString());
     }
 }

@@ -93,4 +93,20 @@ class Jinja2Test {
         assertTrue(Jinja2.isTemplate("{% if x %}y{% endif %}"));
         assertFalse(Jinja2.isTemplate("a ${b} <#if x>y</#if>"));
     }
+
+    /** DeepOps' proxy idiom: the mapping's own braces end next to the expression's. */
+    @Test
+    void theProxyIdiomTranslatesAndRendersAMapping() throws Exception {
+        Optional<String> translated = Jinja2.template("{{proxy_env if proxy_env is defined else {}}}");
+        assertEquals(Optional.of("${(proxy_env??)?then(proxy_env, {})}"), translated);
+        assertEquals(Map.of(), ENGINE.evaluate("(proxy_env??)?then(proxy_env, {})", VARS, SourcePosition.UNKNOWN));
+    }
+
+    /** Inside a double-quoted YAML scalar, every string literal of the translation is single-quoted. */
+    @Test
+    void aBoolFilterInsideDoubleQuotesKeepsTheYamlStringWhole() {
+        String translated = Jinja2.template("\"{{ docker_install | bool }}\"", '\'').orElseThrow();
+        assertEquals(2, translated.chars().filter(c -> c == '"').count(), translated);
+        assertTrue(translated.contains("['yes', 'on', '1', 'true']"), translated);
+    }
 }

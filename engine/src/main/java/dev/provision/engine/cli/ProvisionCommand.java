@@ -499,6 +499,11 @@ public final class ProvisionCommand implements Callable<Integer> {
             return Optional.of(typed == null ? new char[0] : typed);
         }
         String fromEnvironment = System.getenv("PROVISION_BECOME_PASSWORD");
+        if (fromEnvironment != null && (fromEnvironment.indexOf('\n') >= 0 || fromEnvironment.indexOf('\r') >= 0)) {
+            // sudo reads one line: a second one would be taken for something else (never shown: a secret)
+            err.println("ERROR: PROVISION_BECOME_PASSWORD holds a line break; sudo reads the password as one line");
+            return Optional.empty();
+        }
         return Optional.of(fromEnvironment == null ? new char[0] : fromEnvironment.toCharArray());
     }
 

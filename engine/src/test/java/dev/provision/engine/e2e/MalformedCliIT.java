@@ -106,4 +106,13 @@ class MalformedCliIT {
         assertTrue(lines.get(0).contains(phrase), r.output());
         ExecutorIT.assertNoStackTrace(r.output());
     }
+
+    /** A secret from the environment that sudo could not read as one line: one error, never the value. */
+    @org.junit.jupiter.api.Test
+    void aBecomePasswordWithALineBreakIsAUsageErrorThatNeverShowsIt() throws Exception {
+        Provision.Result r = Provision.run(java.util.Map.of("PROVISION_BECOME_PASSWORD", "s3cret\nrm -rf /"), "-i", "localhost,", VALID);
+        org.junit.jupiter.api.Assertions.assertEquals(5, r.exitCode(), r.output());
+        org.junit.jupiter.api.Assertions.assertEquals(
+                "ERROR: PROVISION_BECOME_PASSWORD holds a line break; sudo reads the password as one line", r.output().strip());
+    }
 }

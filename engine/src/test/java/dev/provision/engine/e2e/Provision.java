@@ -176,6 +176,9 @@ public final class Provision {
 
     private static ProcessBuilder builder(Map<String, String> env, List<String> args, ProcessBuilder.Redirect output) {
         List<String> command = new ArrayList<>();
+        // As from a terminal: a suite started in the background (a script's '&') inherits SIGINT
+        // ignored (POSIX), and provision would rightly never see the Ctrl-C a test sends it.
+        command.addAll(List.of("env", "--default-signal=INT"));
         command.add(LAUNCHER);
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true)

@@ -298,8 +298,23 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         List<String> absent = j.with(Standing.ABSENT);
         List<String> suspects = j.with(Standing.SUSPECT);
         List<String> links = j.slowLinks().stream().map(p -> p.first() + "-" + p.second()).toList();
-        NcclDebugLines nccl = NcclDebugLines.parse(done.stream().flatMap(o -> o.answers().values().stream())
-                .flatMap(List::stream).map(a -> a.result().stdout()).reduce("", (a, b) -> a + "\n" + b));
+        // one pass over every answer: per host, NCCL's own lines (a node whose HCA NCCL did not take
+        // shows Socket where its peers show IB) and the largest size its gangs reached
+        Map<String, StringBuilder> ncclLines = new LinkedHashMap<>();
+        Map<String, Long> largestSize = new LinkedHashMap<>();
+        for (Round.Outcome o : done) {
+            for (List<Round.Answer> gang : o.answers().values()) {
+                if (gang.isEmpty()) {
+                    continue;
+                }
+                long size = largest(gang.get(0).result().stdout());
+                for (Round.Answer a : gang) {
+                    StringBuilder lines = ncclLines.computeIfAbsent(a.launch().host(), h -> new StringBuilder());
+                    a.result().stdout().lines().filter(l -> l.contains("NCCL INFO")).forEach(l -> lines.append(l).append('\n'));
+                    largestSize.merge(a.launch().host(), size, Math::max);
+                }
+            }
+        }
         for (String host : fleet.hosts) {
             List<CheckResult> rows = new ArrayList<>();
             OptionalDouble best = OptionalDouble.empty();
@@ -330,7 +345,8 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             values.put("collective_slow_links", links);
             values.put("collective_absent_nodes", absent);
             values.put("collective_ambiguous_nodes", suspects);
-            values.put("collective_size_bytes", largestSize(done, host));
+            values.put("collective_size_bytes", largestSize.getOrDefault(host, 0L));
+            NcclDebugLines nccl = NcclDebugLines.parse(ncclLines.getOrDefault(host, new StringBuilder()).toString());
             nccl.version().ifPresent(v -> values.put("nccl_version", v));
             nccl.transport().ifPresent(v -> values.put("nccl_transport", v));
             nccl.nvls().ifPresent(v -> values.put("nccl_nvls", v));
@@ -429,12 +445,6 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             case WARN -> 1;
             case FAIL -> 2;
         };
-    }
-
-    private static long largestSize(List<Round.Outcome> done, String host) {
-        return done.stream().flatMap(o -> o.answers().values().stream()).filter(g -> !g.isEmpty() && g.get(0).launch().host().equals(host)
-                        || g.stream().anyMatch(a -> a.launch().host().equals(host)))
-                .map(g -> g.get(0).result().stdout()).mapToLong(CollectiveCheckModule::largest).max().orElse(0);
     }
 
     private static long largest(String stdout) {

@@ -72,6 +72,11 @@ class CollectiveCheckModuleTest {
                     Round.Launch l = g.launches().get(i);
                     String out = busbw.isEmpty() ? "error=rendezvous at 10.0.0.1:29400 failed after at most 60s: Socket Timeout\n"
                             : i == 0 ? "# all_reduce bus bandwidth, world=2 backend=gloo nodes=2\nsize=67108864 time_us=1.0 algbw_GBps=1 busbw_GBps=1\nbusbw_gbps=" + busbw.get() + "\n" : "";
+                    if (l.argv().contains("nccl")) {
+                        // as NCCL 2.28 prints them (the H200 capture's format), one channel over the HCAs
+                        out = "g:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\ng:1:1 [0] NCCL INFO Using network IB\n"
+                                + "g:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 2[0] [send] via NET/IB/0\n" + out;
+                    }
                     gang.add(new Round.Answer(l, Round.Status.EXITED, new ProbeResult(busbw.isEmpty() ? 3 : 0, out, "")));
                 }
                 answers.put(g.id(), gang);
@@ -214,5 +219,8 @@ class CollectiveCheckModuleTest {
         Map<String, Findings> found = module.conclude(results, rounds(results, g -> Optional.of(85.0)));
         assertEquals(">= 72.0 GB/s (0.8 x 90.0 GB/s, 2 x 400 Gb/s HCAs: 100 GB/s line rate x 0.9)", find(found.get("g1"), "collective.pair.g2").expected());
         assertEquals(Verdict.PASS, find(found.get("g1"), "collective.pair.g2").verdict());
+        assertEquals("2.28.9+cuda13.0", found.get("g2").values().get("nccl_version"));
+        assertEquals("NET/IB/0", found.get("g2").values().get("nccl_transport"));
+        assertEquals(64L << 20, found.get("g1").values().get("collective_size_bytes"));
     }
 }

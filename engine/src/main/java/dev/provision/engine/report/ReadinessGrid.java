@@ -54,6 +54,8 @@ final class ReadinessGrid {
 
     private static final List<Figure> FIGURES = List.of(
             new Figure("busbw_gbps", "NCCL all-reduce bus bandwidth", "GB/s", "expected_busbw_gbps", "nccl.busbw_vs_fleet"),
+            new Figure("gemm_tflops", "GPU bf16 GEMM (each node's slowest GPU)", "TFLOPS", "expected_gemm_tflops",
+                    "gpu_acceptance.gemm_vs_fleet"),
             new Figure("collective_busbw_gbps", "all-reduce between nodes (each node's best pair)", "GB/s",
                     "collective_expected_busbw_gbps", "collective.node"),
             new Figure("write_mbps", "write throughput", "MB/s", "min_write_mbps", "write_vs_fleet"));

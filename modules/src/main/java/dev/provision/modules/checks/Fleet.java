@@ -83,6 +83,37 @@ final class Fleet {
         return rows;
     }
 
+    /**
+     * Fails hosts whose figure is far below the fleet: under median − {@value #MADS} × 1.4826 × MAD
+     * (the median absolute deviation, scaled to a standard deviation for normal data: a few slow
+     * hosts do not move it) and more than {@value #MIN_GAP_PERCENT} % below the median (a fleet
+     * whose figures agree to the last digit would otherwise call noise an outlier). Needs three
+     * hosts; {@code whereKey} names the part of the host that gave the figure (its slowest GPU).
+     */
+    static Map<String, List<CheckResult>> robustlyBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
+                                                              String key, String whereKey) {
+        Map<String, Double> byHost = numbers(results, key);
+        Map<String, List<CheckResult>> rows = new LinkedHashMap<>();
+        if (byHost.size() < 3) {
+            return rows;
+        }
+        double median = median(byHost.values());
+        double mad = median(byHost.values().stream().map(v -> Math.abs(v - median)).toList());
+        double floor = Math.min(median - MADS * 1.4826 * mad, median * (1 - MIN_GAP_PERCENT / 100.0));
+        List<String> outliers = byHost.entrySet().stream().filter(e -> e.getValue() < floor).map(Map.Entry::getKey).toList();
+        String expected = String.format(Locale.ROOT, ">= %s %s (fleet median %s, MAD %s)", shown(floor), unit, shown(median), shown(mad));
+        byHost.forEach((host, v) -> {
+            String where = text(results.get(host), whereKey).map(w -> w + ": ").orElse("");
+            rows.put(host, List.of(CheckResult.of(v >= floor, check, where + shown(v) + " " + unit, expected,
+                    "far below the fleet: " + outliers(outliers, byHost.size()) + "; compare with its own baseline, then drain and"
+                            + " reset that GPU")));
+        });
+        return rows;
+    }
+
+    private static final int MADS = 4;
+    private static final int MIN_GAP_PERCENT = 10;
+
     /** {@code n3, n7 (2 of 64 hosts)}; past {@value #NAMED} names, {@code ... and 12 more}. */
     static String outliers(List<String> hosts, int of) {
         String names = String.join(", ", hosts.subList(0, Math.min(NAMED, hosts.size())))

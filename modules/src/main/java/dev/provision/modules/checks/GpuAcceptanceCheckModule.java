@@ -138,6 +138,7 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
                     slowestGpu.put(f.key(), "GPU " + gpu.index());
                 }
                 Optional<Double> expected = expected(params, f, ref);
+                expected.ifPresent(e -> report.measured("expected_" + f.key(), e));
                 report.add(row(prefix + f.check(), v, f, expected, ref.map(GpuReferences.Reference::model).orElse(gpu.name())));
             }
             perGpu.add(figures);

@@ -47,6 +47,7 @@ class GpuAcceptanceCheckModuleTest {
         assertVerdict(plan, "gpu_acceptance.gpu0.answers", Verdict.PASS);
         assertEquals(648.0, plan.result().get("gemm_tflops"));
         assertEquals("GPU 0", plan.result().get("gemm_tflops_gpu"));
+        assertEquals(795.0, plan.result().get("expected_gemm_tflops"), "the readiness page draws it");
     }
 
     @Test

@@ -9,7 +9,6 @@ import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
-import java.util.Optional;
 
 /**
  * {@code raw}: Ansible's way to run a command on a host that has no Python yet. provision never needs
@@ -39,14 +38,7 @@ public final class RawModule implements TaskModule {
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
         String cmd = params.string("cmd");
-        if (cmd.isBlank()) {
-            throw new ModuleException("no command given");
-        }
-        Optional<String> executable = params.optString("executable");
-        if (executable.isPresent() && !executable.get().startsWith("/")) {
-            throw new ModuleException("executable must be an absolute path, got '" + executable.get() + "'");
-        }
-        Command run = executable.isPresent() ? Command.Exec.of(executable.get(), "-c", cmd) : new Command.Shell(cmd);
+        Command run = ShellModule.script(cmd, params.optString("executable"));
         return Plan.of(Change.of("run: " + cmd.strip(), run));
     }
 }

@@ -44,16 +44,25 @@ public final class ShellModule implements TaskModule {
         return SPEC;
     }
 
-    @Override
-    public Plan plan(Params params, TaskContext context) throws ModuleException {
-        String cmd = params.string("cmd");
-        if (cmd.isBlank()) {
+    /**
+     * {@code text} run by {@code /bin/sh -c}, or by {@code executable -c} (an absolute path); refuses a
+     * blank text. The one way {@code shell} and {@code raw} run what the user wrote.
+     */
+    static Command script(String text, Optional<String> executable) throws ModuleException {
+        if (text.isBlank()) {
             throw new ModuleException("no command given");
         }
-        Optional<String> executable = params.optString("executable");
         if (executable.isPresent() && !executable.get().startsWith("/")) {
             throw new ModuleException("executable must be an absolute path, got '" + executable.get() + "'");
         }
+        return executable.isPresent() ? Command.Exec.of(executable.get(), "-c", text) : new Command.Shell(text);
+    }
+
+    @Override
+    public Plan plan(Params params, TaskContext context) throws ModuleException {
+        String cmd = params.string("cmd");
+        Optional<String> executable = params.optString("executable");
+        script(cmd, executable); // refuses a blank command or a relative executable before anything else
         Optional<String> skip = RunGuards.skipReason(params, context.host());
         if (skip.isPresent()) {
             return Plan.converged(skip.get());
@@ -62,9 +71,7 @@ public final class ShellModule implements TaskModule {
         // "cd DIR || exit" on its own line rather than "cd DIR && ": with a multi-line script, "&&" would
         // guard only the first line and the rest would run in the wrong directory when cd fails.
         String script = chdir.map(d -> "cd " + ShellWords.quote(d) + " || exit\n").orElse("") + cmd;
-        Command run = executable.isPresent()
-                ? Command.Exec.of(executable.get(), "-c", script)
-                : new Command.Shell(script);
+        Command run = script(script, executable);
         return Plan.of(Change.of("run: " + cmd.strip() + chdir.map(d -> " (in " + d + ")").orElse(""), run));
     }
 }

@@ -64,6 +64,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             .optional("expected_busbw", Type.ANY)
             .withDefault("min_fraction", Type.ANY, 0.8)
             .withDefault("warn_fraction", Type.ANY, 0.85)
+            .optional("fleet_min_fraction", Type.ANY)
             .withDefault("backend", Type.STRING, "auto")
             .optional("max_size", Type.STRING)
             .withDefault("budget", Type.INT, 10L)
@@ -100,7 +101,8 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
                   fleet: one all-reduce over every node that completed a pair
                 Each run doubles its message size up to max_size (NCCL 4G, gloo 64M) within budget seconds;
                 a rank that has not joined after timeout seconds ends its pair. A pair passes at
-                min_fraction (0.8) of the expected bus bandwidth and warns below warn_fraction (0.85);
+                min_fraction (0.8) of the expected bus bandwidth and warns below warn_fraction (0.85); the fleet
+                all-reduce passes at fleet_min_fraction (default: min_fraction);
                 expected: expected_busbw (GB/s), else the HCAs' line rate x 0.9, else the pairs' median.
                 Rows per node: collective.pair.PARTNER, collective.node (fine / slow node / never joined /
                 ambiguous) and collective.fleet. NCCL_* and GLOO_* host variables reach the ranks; the JSON
@@ -183,7 +185,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
 
     /** The task's parameters the rounds need, the same on every host (the first host's are used). */
     record Settings(String backend, long port, Optional<Double> expected, double minFraction, double warnFraction,
-                    Optional<Long> maxSize, long budget, long timeout, boolean fleet) {
+                    double fleetMinFraction, Optional<Long> maxSize, long budget, long timeout, boolean fleet) {
         static Settings of(Params params) throws ModuleException {
             double min = Probes.number(params, "min_fraction").orElse(0.8);
             double warn = Probes.number(params, "warn_fraction").orElse(0.85);
@@ -203,7 +205,13 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
                 throw new ModuleException("budget and timeout: must be at least 1 second");
             }
             Optional<Long> maxSize = Probes.expectation(params, "max_size").map(ByteSize::parse);
-            return new Settings(backend, port, Probes.number(params, "expected_busbw"), min, warn, maxSize,
+            // blank is "as min_fraction", so that a playbook can pass "${collective_fleet_min_fraction!''}"
+            boolean fleetGiven = params.has("fleet_min_fraction") && !String.valueOf(params.raw("fleet_min_fraction")).isBlank();
+            double fleetMin = fleetGiven ? Probes.number(params, "fleet_min_fraction").orElse(min) : min;
+            if (fleetMin <= 0 || fleetMin > 1) {
+                throw new ModuleException("fleet_min_fraction must be a fraction, got " + Probes.figure(fleetMin));
+            }
+            return new Settings(backend, port, Probes.number(params, "expected_busbw"), min, warn, fleetMin, maxSize,
                     params.integer("budget"), params.integer("timeout"), params.bool("fleet"));
         }
 
@@ -213,6 +221,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             expected.ifPresent(e -> m.put("expected_busbw", e));
             m.put("min_fraction", minFraction);
             m.put("warn_fraction", warnFraction);
+            m.put("fleet_min_fraction", fleetMinFraction);
             maxSize.ifPresent(s -> m.put("max_size", s));
             m.put("budget", budget);
             m.put("timeout", timeout);
@@ -224,7 +233,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             return new Settings("auto", ((Number) m.get("port")).longValue(),
                     Optional.ofNullable((Number) m.get("expected_busbw")).map(Number::doubleValue),
                     ((Number) m.get("min_fraction")).doubleValue(), ((Number) m.get("warn_fraction")).doubleValue(),
-                    Optional.ofNullable((Number) m.get("max_size")).map(Number::longValue),
+                    ((Number) m.get("fleet_min_fraction")).doubleValue(), Optional.ofNullable((Number) m.get("max_size")).map(Number::longValue),
                     ((Number) m.get("budget")).longValue(), ((Number) m.get("timeout")).longValue(), Boolean.TRUE.equals(m.get("fleet")));
         }
 
@@ -292,6 +301,13 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         Judgement j = PairRounds.judge(fleet.hosts, measured, floor);
         String shownExpected = ">= " + gbps(floor) + " GB/s (" + Probes.figure(fleet.settings.minFraction()) + " x "
                 + gbps(expected) + " " + fleet.basis(measured) + ")";
+        // the all-reduce over every node has its own fraction: a ring over many nodes crosses more switch
+        // hops than a pair (and, on a test machine, shares its cores with more ranks)
+        double fleetFraction = fleet.settings.fleetMinFraction();
+        double fleetFloor = expected * fleetFraction;
+        double fleetWarnFloor = expected * Math.min(1, fleetFraction + (fleet.settings.warnFraction() - fleet.settings.minFraction()));
+        String shownFleetExpected = ">= " + gbps(fleetFloor) + " GB/s (" + Probes.figure(fleetFraction) + " x "
+                + gbps(expected) + " " + fleet.basis(measured) + ")";
         Optional<Round.Outcome> fleetRun = done.stream().filter(o -> o.round().name().equals(FLEET)).findFirst();
         OptionalDouble fleetBusbw = fleetRun.map(o -> busbw(o.answers().get("fleet"))).orElse(OptionalDouble.empty());
         List<String> slow = j.with(Standing.SLOW);
@@ -335,7 +351,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             }
             rows.addAll(byPartner.values());
             rows.add(nodeRow(host, measured, j, floor));
-            fleetRun.ifPresent(o -> rows.add(fleetRow(host, fleetBusbw, o, j, floor, warnFloor, shownExpected, slow, links)));
+            fleetRun.ifPresent(o -> rows.add(fleetRow(host, fleetBusbw, o, j, fleetFloor, fleetWarnFloor, shownFleetExpected, slow, links)));
             Map<String, Object> values = new LinkedHashMap<>();
             // the node's best pair: what it reaches with a healthy partner (a slow partner or link is in the rows)
             best.ifPresent(v -> values.put("collective_busbw_gbps", v));

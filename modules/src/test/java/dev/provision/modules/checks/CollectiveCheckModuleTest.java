@@ -170,6 +170,16 @@ class CollectiveCheckModuleTest {
     }
 
     @Test
+    void theFleetAllReduceHasItsOwnFraction() throws Exception {
+        Map<String, Map<String, Object>> results = planned(4, Args.of("fleet_min_fraction", "0.2"));
+        List<Round.Outcome> done = rounds(results, g -> Optional.of(g.launches().size() > 2 ? 0.5 : 1.5));
+        assertEquals(Verdict.PASS, find(module.conclude(results, done).get("n1"), "collective.fleet").verdict(), "0.5 >= 0.2 x 1.5");
+        Map<String, Map<String, Object>> strict = planned(4, Args.of("fleet_min_fraction", ""));
+        assertEquals(Verdict.FAIL, find(module.conclude(strict, rounds(strict, g -> Optional.of(g.launches().size() > 2 ? 0.5 : 1.5)))
+                .get("n1"), "collective.fleet").verdict(), "blank: min_fraction, 0.5 < 0.8 x 1.5");
+    }
+
+    @Test
     void anExpectedFigureReplacesTheMedian() throws Exception {
         Map<String, Map<String, Object>> results = planned(4, Args.of("expected_busbw", 10));
         Map<String, Findings> found = module.conclude(results, rounds(results, g -> Optional.of(1.5)));

@@ -31,8 +31,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * its own connections, then one all-reduce over all. The faults are real kernel ones on the nodes'
  * links (tc on the host side of their veths): one node's link throttled, one pair's path throttled,
  * one node's rendezvous ports starved. The healthy figures are noisy on a 2-core machine running 16
- * ranks at once, so the thresholds are lowered (fail below half of the pairs' median); a throttled
- * path is ~30x below it.
+ * ranks at once, so the thresholds are lowered (a pair fails below half of the pairs' median, the
+ * all-reduce over all 8 nodes below a fifth: 8 ranks share the 2 cores); a throttled path is ~30x below.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -67,7 +67,7 @@ class CollectiveIT {
     private Result collective(String name) throws Exception {
         List<String> args = new ArrayList<>(List.of("-i", cluster.inventory().toString(), "playbooks/preflight.yml",
                 "-e", "preflight_checks=collective", "-e", "collective_budget=3", "-e", "collective_timeout=20",
-                "-e", "busbw_min_fraction=0.5", "-e", "busbw_warn_fraction=0.6",
+                "-e", "busbw_min_fraction=0.5", "-e", "busbw_warn_fraction=0.6", "-e", "collective_fleet_min_fraction=0.2",
                 "--json", tmp.resolve(name + ".json").toString(), "--report", tmp.resolve(name + ".html").toString()));
         long started = System.nanoTime();
         Result run = Provision.run(knownHosts, args.toArray(String[]::new));
@@ -137,7 +137,9 @@ class CollectiveIT {
         assertTrue(absent.detail().contains("rendezvous"), absent.detail());
         for (int k : List.of(1, 2, 3, 4, 5, 6, 8)) {
             assertEquals(Set.of(), report.failing(node(k)), node(k) + ":\n" + run.output());
-            assertEquals("pass", report.row(node(k), "collective.fleet").verdict(), node(k));
+            // the fleet all-reduce ran without node07
+            PreflightIT.Row fleet = report.row(node(k), "collective.fleet");
+            assertTrue(fleet.measured().endsWith("GB/s over 7 nodes") && fleet.verdict().equals("pass"), node(k) + ": " + fleet);
         }
         assertEquals("warn", report.row(node(6), "collective.pair." + node(7)).verdict());
         assertEquals("skip", report.row(node(7), "collective.fleet").verdict());

@@ -41,7 +41,7 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
     private static final int MEASUREMENTS = 5;
 
     private static final ParamSpec SPEC = ParamSpec.builder()
-            .withDefault("tier", Type.STRING, "standard", "quick", "standard", "full")
+            .choice("tier", "standard", "quick", "standard", "full")
             .optional("budget", Type.STRING)
             .optional("expected_gemm_tflops", Type.ANY)
             .optional("expected_hbm_gbps", Type.ANY)

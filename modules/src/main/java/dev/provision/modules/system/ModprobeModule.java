@@ -24,7 +24,7 @@ import java.util.List;
 public final class ModprobeModule implements TaskModule {
     private static final ParamSpec SPEC = ParamSpec.builder()
             .required("name", Type.STRING)
-            .withDefault("state", Type.STRING, "present", "present", "absent")
+            .choice("state", "present", "present", "absent")
             .withDefault("params", Type.STRING, "")
             .build();
 

@@ -95,4 +95,12 @@ class GpuAcceptanceCheckModuleTest {
             assertTrue(rows.get(healthy).stream().allMatch(r -> r.verdict() == Verdict.PASS), healthy + ": " + rows.get(healthy));
         }
     }
+
+    @Test
+    void aTierOtherThanQuickStandardOrFullIsRefusedBeforePlanning() {
+        org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ParamException.class,
+                () -> module.params().validate(Args.of("tier", "fast")));
+        org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ParamException.class,
+                () -> module.params().validate(Args.of("quick", "yes")), "quick is a value, not a parameter");
+    }
 }

@@ -64,4 +64,12 @@ class ModprobeModuleTest {
     void aNameThatIsNotAModuleNameIsRefused() {
         assertThrows(ModuleException.class, () -> plan(new FakeHost(), Args.of("name", "-r nvidia")));
     }
+
+    @Test
+    void aStateOtherThanPresentOrAbsentIsRefusedBeforePlanning() {
+        assertThrows(dev.provision.modules.spi.ParamException.class,
+                () -> module.params().validate(Args.of("name", "nvidia_peermem", "state", "loaded")));
+        assertThrows(dev.provision.modules.spi.ParamException.class,
+                () -> module.params().validate(Args.of("name", "nvidia_peermem", "present", "yes")), "present is a value, not a parameter");
+    }
 }

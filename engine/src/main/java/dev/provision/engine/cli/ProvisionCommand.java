@@ -42,6 +42,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code provision [OPTIONS] PLAYBOOK}. */
 @Command(name = "provision", mixinStandardHelpOptions = true, versionProvider = ProvisionCommand.Version.class,
@@ -82,6 +83,10 @@ public final class ProvisionCommand implements Callable<Integer> {
             description = "Inventory file (YAML or INI), directory, or comma list of hosts (host1,host2 or host1,). Repeatable."
                     + " Default: localhost only.")
     List<String> inventory = new ArrayList<>();
+
+    /** What picocli parsed: whether an option was given, not just what it holds. */
+    @Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--roles-path", paramLabel = "DIRS", description = "Also look for roles in these directories (colon-separated;"
             + " as ansible-playbook's; else $ANSIBLE_ROLES_PATH, else ansible.cfg's roles_path).")
@@ -461,8 +466,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (user == null) {
             user = config.remoteUser().orElse(null);
         }
-        if (config.forks().isPresent() && !args.contains("-f") && !args.contains("--forks")
-                && args.stream().noneMatch(a -> a.startsWith("--forks=") || a.startsWith("-f") && a.length() > 2)) {
+        if (config.forks().isPresent() && !spec.commandLine().getParseResult().hasMatchedOption("--forks")) {
             forks = Math.max(1, config.forks().get());
         }
         String given = rolesPath != null ? rolesPath : System.getenv().getOrDefault("ANSIBLE_ROLES_PATH", "");

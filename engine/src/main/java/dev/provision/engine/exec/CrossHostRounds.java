@@ -50,11 +50,8 @@ final class CrossHostRounds {
     /** Runs the rounds over the hosts that planned, then returns every host's result with the findings merged. */
     Map<HostState, TaskResult> run(Map<HostState, TaskResult> results) {
         Map<String, HostState> hosts = new LinkedHashMap<>();
-        Map<String, TaskResult> byName = new LinkedHashMap<>();
-        results.forEach((h, r) -> {
-            hosts.put(h.name(), h);
-            byName.put(h.name(), r);
-        });
+        results.keySet().forEach(h -> hosts.put(h.name(), h));
+        Map<String, TaskResult> byName = LinearStrategy.byName(results);
         Map<String, Map<String, Object>> outputs = FleetRows.outputs(byName);
         if (outputs.isEmpty()) {
             return results;
@@ -68,20 +65,10 @@ final class CrossHostRounds {
             }
             done.add(run(next.get(), hosts, lost));
         }
-        Map<String, TaskResult> merged = FleetRows.merge(byName, check.conclude(outputs, List.copyOf(done)), task.ignoreErrors());
-        Map<HostState, TaskResult> out = new LinkedHashMap<>();
-        results.forEach((h, r) -> {
-            TaskResult updated = merged.getOrDefault(h.name(), r);
-            if (lost.containsKey(h.name())) {
-                updated = updated.withStatus(TaskStatus.UNREACHABLE).withMessage(lost.get(h.name()));
-            }
-            if (updated != r) {
-                TaskResult registered = updated;
-                task.register().ifPresent(name -> h.setVar(name, TaskRunner.registerValue(registered)));
-            }
-            out.put(h, updated);
-        });
-        return out;
+        Map<String, TaskResult> merged = new LinkedHashMap<>(
+                FleetRows.merge(byName, check.conclude(outputs, List.copyOf(done)), task.ignoreErrors()));
+        lost.forEach((host, why) -> merged.computeIfPresent(host, (h, r) -> r.withStatus(TaskStatus.UNREACHABLE).withMessage(why)));
+        return LinearStrategy.updated(task, results, merged);
     }
 
     private Round.Outcome run(Round round, Map<String, HostState> hosts, Map<String, String> lost) {
@@ -108,7 +95,7 @@ final class CrossHostRounds {
     }
 
     private Round.Answer launch(Round round, Round.Launch launch, HostState host, Map<String, String> lost) {
-        if (host == null || !host.active() && host.unreachable()) {
+        if (host == null || host.unreachable()) {
             return answer(launch, Round.Status.UNREACHABLE, "not reachable before " + round.name());
         }
         try {

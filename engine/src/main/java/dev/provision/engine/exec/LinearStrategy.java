@@ -75,16 +75,28 @@ final class LinearStrategy implements Strategy {
 
     /** The aggregation step: the module compares all hosts' results; registered values follow. */
     private static Map<HostState, TaskResult> fleetStep(Task task, FleetCheck fleet, Map<HostState, TaskResult> results) {
+        return updated(task, results, FleetRows.apply(fleet, byName(results), task.ignoreErrors()));
+    }
+
+    /** The results keyed by host name, as the steps across hosts take them. */
+    static Map<String, TaskResult> byName(Map<HostState, TaskResult> results) {
         Map<String, TaskResult> byName = new LinkedHashMap<>();
         results.forEach((h, r) -> byName.put(h.name(), r));
-        Map<String, TaskResult> compared = FleetRows.apply(fleet, byName, task.ignoreErrors());
+        return byName;
+    }
+
+    /**
+     * {@code results} with each host's result replaced by its entry in {@code updated} (by name), and
+     * its registered value following a replaced result: what a step across hosts hands back.
+     */
+    static Map<HostState, TaskResult> updated(Task task, Map<HostState, TaskResult> results, Map<String, TaskResult> updated) {
         Map<HostState, TaskResult> out = new LinkedHashMap<>();
         results.forEach((h, r) -> {
-            TaskResult updated = compared.getOrDefault(h.name(), r);
-            if (updated != r) {
-                task.register().ifPresent(name -> h.setVar(name, TaskRunner.registerValue(updated)));
+            TaskResult now = updated.getOrDefault(h.name(), r);
+            if (now != r) {
+                task.register().ifPresent(name -> h.setVar(name, TaskRunner.registerValue(now)));
             }
-            out.put(h, updated);
+            out.put(h, now);
         });
         return out;
     }

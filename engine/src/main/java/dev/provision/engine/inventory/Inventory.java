@@ -143,19 +143,19 @@ public final class Inventory {
         List<Path> files = InventoryFiles.inDirectory(dir, skippedHere);
         for (Path file : files) {
             // As Ansible, a file of a directory source that is not an inventory (a key, a README without
-            // an extension, a script's data) is skipped with a warning; tried on a copy first, so that
-            // a file that fails halfway adds no host. Its content is never quoted: it may be a key.
+            // an extension, a script's data) is skipped with a warning; what it added before failing is
+            // taken back, so it adds no host. Its content is never quoted: it may be a key.
+            InventoryBuilder snapshot = builder.copy();
             try {
-                InventoryFiles.read(file, builder.copy());
+                InventoryFiles.read(file, builder);
             } catch (InvalidInputException e) {
                 if (MEANT_AS_INVENTORY.matcher(file.getFileName().toString()).matches()) {
                     throw e; // a .yml or a 'hosts' file with a mistake is the user's inventory: its error, not a skip
                 }
+                builder.restore(snapshot);
                 skippedHere.add(file + " (" + NOT_AN_INVENTORY + ": it does not parse as YAML or INI at line "
                         + e.position().line() + ")");
-                continue;
             }
-            InventoryFiles.read(file, builder);
         }
         skipped.addAll(skippedHere);
         if (builder.hostMentions() == before) {

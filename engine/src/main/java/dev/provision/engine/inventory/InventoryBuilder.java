@@ -59,8 +59,8 @@ final class InventoryBuilder {
     }
 
     /**
-     * An independent copy of what was read so far: a file can be tried on it and, when it turns out
-     * not to be an inventory, leave this builder as it was.
+     * An independent copy of what was read so far, for {@link #restore}: a file that turns out not to
+     * be an inventory leaves the builder as it was.
      */
     InventoryBuilder copy() {
         InventoryBuilder copy = new InventoryBuilder();
@@ -80,6 +80,15 @@ final class InventoryBuilder {
         });
         copy.hostMentions = hostMentions;
         return copy;
+    }
+
+    /** Back to what {@code snapshot} (a {@link #copy} of this builder) holds; the snapshot is not to be used again. */
+    void restore(InventoryBuilder snapshot) {
+        groups.clear();
+        groups.putAll(snapshot.groups);
+        hosts.clear();
+        hosts.putAll(snapshot.hosts);
+        hostMentions = snapshot.hostMentions;
     }
 
     /** The group of this name, declared here when it is new. */

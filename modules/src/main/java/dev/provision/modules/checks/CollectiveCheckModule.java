@@ -1,5 +1,9 @@
 package dev.provision.modules.checks;
 
+import static dev.provision.modules.checks.PairRounds.BISECTION;
+import static dev.provision.modules.checks.PairRounds.ROUND_1;
+import static dev.provision.modules.checks.PairRounds.ROUND_2;
+
 import dev.provision.modules.checks.PairRounds.Judgement;
 import dev.provision.modules.checks.PairRounds.Measured;
 import dev.provision.modules.checks.PairRounds.Pair;
@@ -46,7 +50,7 @@ import java.util.regex.Pattern;
  * NCCL's own {@code NCCL_DEBUG=INFO} lines.
  */
 public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
-    static final String LAUNCHER = NcclBandwidthCheckModule.resource("collective_bench.py");
+    static final String LAUNCHER = Probes.resource("collective_bench.py");
     static final String TORCH_PROBE = "import torch, torch.distributed as d\n"
             + "print('torch=%s dist=%s gloo=%s nccl=%s' % (torch.__version__, d.is_available(),"
             + " d.is_available() and d.is_gloo_available(), d.is_available() and d.is_nccl_available()))";
@@ -65,7 +69,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             .withDefault("min_fraction", Type.ANY, 0.8)
             .withDefault("warn_fraction", Type.ANY, 0.85)
             .optional("fleet_min_fraction", Type.ANY)
-            .withDefault("backend", Type.STRING, "auto")
+            .choice("backend", "auto", "auto", "nccl", "gloo")
             .optional("max_size", Type.STRING)
             .withDefault("budget", Type.INT, 10L)
             .withDefault("timeout", Type.INT, 60L)
@@ -130,7 +134,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
                     .measured("collective_ready", false).plan();
         }
         boolean nccl = !gpus.isEmpty() && found.contains("nccl=True");
-        String backend = switch (settings.backend) {
+        String backend = switch (params.string("backend")) {
             case "auto" -> nccl ? "nccl" : "gloo";
             case "nccl" -> {
                 if (!nccl) {
@@ -139,7 +143,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
                 }
                 yield "nccl";
             }
-            default -> "gloo";
+            default -> "gloo"; // the spec's choices: auto, nccl, gloo
         };
         if (backend.equals("gloo") && !found.contains("gloo=True")) {
             return report.add(CheckResult.fail("collective.launcher", found, "gloo or NCCL", "PyTorch on this node has neither backend"))
@@ -184,7 +188,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
     }
 
     /** The task's parameters the rounds need, the same on every host (the first host's are used). */
-    record Settings(String backend, long port, Optional<Double> expected, double minFraction, double warnFraction,
+    record Settings(long port, Optional<Double> expected, double minFraction, double warnFraction,
                     double fleetMinFraction, Optional<Long> maxSize, long budget, long timeout, boolean fleet) {
         static Settings of(Params params) throws ModuleException {
             double min = Probes.number(params, "min_fraction").orElse(0.8);
@@ -192,10 +196,6 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             if (min <= 0 || min > 1 || warn < min || warn > 1) {
                 throw new ModuleException("min_fraction and warn_fraction must be fractions with min_fraction <= warn_fraction <= 1, got "
                         + Probes.figure(min) + " and " + Probes.figure(warn));
-            }
-            String backend = params.string("backend");
-            if (!List.of("auto", "nccl", "gloo").contains(backend)) {
-                throw new ModuleException("backend: must be auto, nccl or gloo, got '" + backend + "'");
             }
             long port = params.integer("port");
             if (port < 1024 || port > 65000) {
@@ -211,7 +211,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             if (fleetMin <= 0 || fleetMin > 1) {
                 throw new ModuleException("fleet_min_fraction must be a fraction, got " + Probes.figure(fleetMin));
             }
-            return new Settings(backend, port, Probes.number(params, "expected_busbw"), min, warn, fleetMin, maxSize,
+            return new Settings(port, Probes.number(params, "expected_busbw"), min, warn, fleetMin, maxSize,
                     params.integer("budget"), params.integer("timeout"), params.bool("fleet"));
         }
 
@@ -230,7 +230,7 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         }
 
         static Settings from(Map<String, Object> m) {
-            return new Settings("auto", ((Number) m.get("port")).longValue(),
+            return new Settings(((Number) m.get("port")).longValue(),
                     Optional.ofNullable((Number) m.get("expected_busbw")).map(Number::doubleValue),
                     ((Number) m.get("min_fraction")).doubleValue(), ((Number) m.get("warn_fraction")).doubleValue(),
                     ((Number) m.get("fleet_min_fraction")).doubleValue(), Optional.ofNullable((Number) m.get("max_size")).map(Number::longValue),
@@ -244,9 +244,6 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
 
     // ------------------------------------------------------------------ the rounds (pure)
 
-    static final String ROUND_1 = PairRounds.ROUND_1;
-    static final String ROUND_2 = PairRounds.ROUND_2;
-    static final String BISECTION = PairRounds.BISECTION;
     static final String FLEET = "fleet: every node at once";
 
     @Override
@@ -299,15 +296,16 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         double floor = expected * fleet.settings.minFraction();
         double warnFloor = expected * fleet.settings.warnFraction();
         Judgement j = PairRounds.judge(fleet.hosts, measured, floor);
+        String basis = fleet.basis(measured);
         String shownExpected = ">= " + gbps(floor) + " GB/s (" + Probes.figure(fleet.settings.minFraction()) + " x "
-                + gbps(expected) + " " + fleet.basis(measured) + ")";
+                + gbps(expected) + " " + basis + ")";
         // the all-reduce over every node has its own fraction: a ring over many nodes crosses more switch
         // hops than a pair (and, on a test machine, shares its cores with more ranks)
         double fleetFraction = fleet.settings.fleetMinFraction();
         double fleetFloor = expected * fleetFraction;
         double fleetWarnFloor = expected * Math.min(1, fleetFraction + (fleet.settings.warnFraction() - fleet.settings.minFraction()));
         String shownFleetExpected = ">= " + gbps(fleetFloor) + " GB/s (" + Probes.figure(fleetFraction) + " x "
-                + gbps(expected) + " " + fleet.basis(measured) + ")";
+                + gbps(expected) + " " + basis + ")";
         Optional<Round.Outcome> fleetRun = done.stream().filter(o -> o.round().name().equals(FLEET)).findFirst();
         OptionalDouble fleetBusbw = fleetRun.map(o -> busbw(o.answers().get("fleet"))).orElse(OptionalDouble.empty());
         List<String> slow = j.with(Standing.SLOW);

@@ -35,7 +35,7 @@ import java.util.Optional;
  * Every failing row says what to do next.
  */
 public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
-    static final String BENCHMARK = NcclBandwidthCheckModule.resource("gpu_acceptance.py");
+    static final String BENCHMARK = Probes.resource("gpu_acceptance.py");
     private static final Map<String, Integer> TIERS = Map.of("quick", 1, "standard", 3, "full", 20);
     /** Measurements per GPU, each taking the tier's seconds (GEMM, HBM, to, from, burn). */
     private static final int MEASUREMENTS = 5;

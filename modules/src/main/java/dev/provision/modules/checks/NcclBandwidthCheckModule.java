@@ -11,10 +11,6 @@ import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -37,7 +33,7 @@ import java.util.Optional;
  * {@code gpu_count}, {@code tool}.
  */
 public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
-    static final String BENCHMARK = resource("allreduce_bench.py");
+    static final String BENCHMARK = Probes.resource("allreduce_bench.py");
     static final List<String> COUNT_COMMAND = List.of("nvidia-smi", "--query-gpu=name", "--format=csv,noheader");
 
     private static final ParamSpec SPEC = ParamSpec.builder()
@@ -188,17 +184,6 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
     private static String lastLine(String output) {
         List<String> lines = output.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
         return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1);
-    }
-
-    static String resource(String name) {
-        try (InputStream in = NcclBandwidthCheckModule.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException("missing resource " + name);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** The fleet step: slow-node detection, busbw below {@code min_fraction} of the fleet median. */

@@ -59,6 +59,21 @@ final class Probes {
         return value;
     }
 
+    /**
+     * A script shipped beside the checks (the benchmarks and launchers sent as {@code python -c} text):
+     * its whole text, read once when the module class loads.
+     */
+    static String resource(String name) {
+        try (java.io.InputStream in = Probes.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name);
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** {@code 1.5} -> {@code 1.5}, {@code 480.0} -> {@code 480}: short figures for tables. */
     static String figure(double value) {
         if (value == Math.rint(value) && Math.abs(value) < 1e15) {

@@ -9,6 +9,7 @@ import dev.provision.engine.playbook.Task;
 import dev.provision.engine.playbook.TaskNode;
 import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
+import dev.provision.modules.control.HostFacts;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -71,8 +72,8 @@ final class PlayWalker {
                     connections.open(h);
                 }
                 if (gather && h.facts().isEmpty()) {
-                    ExecResult r = h.connection().orElseThrow().exec(ExecRequest.shell(Facts.SCRIPT));
-                    h.facts(Facts.parse(r.stdoutText()));
+                    ExecResult r = h.connection().orElseThrow().exec(ExecRequest.shell(HostFacts.SCRIPT));
+                    h.facts(HostFacts.parse(r.stdoutText()));
                     if (!"local".equals(h.host.vars().get("ansible_connection"))) {
                         factCache.store(h.name(), h.facts());
                     }

@@ -22,6 +22,7 @@ import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskModule;
+import dev.provision.modules.control.SetupModule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -79,10 +80,13 @@ final class TaskRunner {
     private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler, TaskStep step)
             throws TemplateException, UnreachableException {
         Map<String, Object> vars = play.varsFor(task, host, Map.of());
-        Object items = loop.items() instanceof String s ? play.templates.evaluate(stripBraces(s), vars, loop.position())
+        Object evaluated = loop.items() instanceof String s ? play.templates.evaluate(stripBraces(s), vars, loop.position())
                 : play.templates.interpolate(loop.items(), vars, loop.position());
-        if (!(items instanceof List<?> list)) {
-            return failure(host, task, loop.position() + ": loop must be a list, got " + describe(items));
+        List<?> list;
+        try {
+            list = LoopLookups.items(loop, evaluated, task, play.playbookDirectory);
+        } catch (LoopLookups.LookupException e) {
+            return failure(host, task, loop.position() + ": " + e.getMessage());
         }
         List<TaskResult> results = new ArrayList<>();
         List<Object> registered = new ArrayList<>();
@@ -119,7 +123,8 @@ final class TaskRunner {
         if (results.stream().anyMatch(r -> r.status() == TaskStatus.CHANGED)) {
             return TaskStatus.CHANGED;
         }
-        if (!results.isEmpty() && results.stream().allMatch(r -> r.status() == TaskStatus.SKIPPED)) {
+        // no items at all is skipped too, as in Ansible ("No items in the list")
+        if (results.stream().allMatch(r -> r.status() == TaskStatus.SKIPPED)) {
             return TaskStatus.SKIPPED;
         }
         return TaskStatus.OK;
@@ -187,6 +192,11 @@ final class TaskRunner {
             return failure(host, task, e.isAsWritten() ? e.getMessage() : positioned(task, e.getMessage())).withItemLabel(label);
         }
         plan.facts().forEach(host::setVar);
+        if (plan.result().get(SetupModule.FACTS_RESULT) instanceof Map<?, ?> gathered) {
+            Map<String, Object> facts = new LinkedHashMap<>(host.facts());
+            gathered.forEach((name, value) -> facts.put(String.valueOf(name), value));
+            host.facts(facts);
+        }
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
         if (check) {
             forecast(view, host.forecast, plan);

@@ -48,19 +48,13 @@ final class TaskParser {
             Map.entry("poll", "run the task synchronously"),
             Map.entry("throttle", "lower --forks instead"),
             Map.entry("any_errors_fatal", "set it on the play"),
-            Map.entry("local_action", "use the module with 'delegate_to: localhost'"),
-            Map.entry("action", "write the module name as the key ('copy:' with its arguments)"),
             Map.entry("include", "use 'import_tasks:' or 'include_tasks:'"),
             Map.entry("import_playbook", "use it at the top level of a playbook, not among tasks"),
             Map.entry("delegate_facts", "remove it"),
-            Map.entry("with_dict", "use 'loop:' with an expression instead"),
-            Map.entry("with_list", "use 'loop:' instead"),
-            Map.entry("with_fileglob", "use 'loop:' with an expression instead"),
             Map.entry("with_nested", "use 'loop:' with an expression instead"),
             Map.entry("with_sequence", "use 'loop:' with an expression instead"),
             Map.entry("with_subelements", "use 'loop:' with an expression instead"),
             Map.entry("with_together", "use 'loop:' with an expression instead"),
-            Map.entry("with_first_found", "name the file directly"),
             Map.entry("with_indexed_items", "use 'loop:' with 'loop_control:' instead"),
             Map.entry("vars_files", "set it on the play"));
 
@@ -382,12 +376,23 @@ final class TaskParser {
         Optional<Integer> retries = Optional.empty();
         Optional<Integer> delay = Optional.empty();
         List<String> listen = List.of();
-        for (YamlDocument.Entry e : entries) {
+        for (YamlDocument.Entry written : entries) {
+            YamlDocument.Entry e = written;
+            if (e.key().equals("action") || e.key().equals("local_action")) {
+                e = actionAsModule(doc, e);
+                if (written.key().equals("local_action")) {
+                    if (entries.stream().anyMatch(other -> other.key().equals("delegate_to"))) {
+                        throw doc.error(written.keyNode(), "'local_action' runs the task on the controller; it cannot "
+                                + "also have 'delegate_to' (keep one of them)");
+                    }
+                    own.delegateTo = Optional.of("localhost");
+                }
+            }
             Node v = e.value();
             switch (e.key()) {
                 case "name" -> name = Values.string(doc, v, "name");
                 case "args" -> argsNode = v;
-                case "loop", "with_items" -> {
+                case "loop", "with_items", "with_list", "with_dict", "with_fileglob", "with_first_found" -> {
                     if (loopNode != null) {
                         throw doc.error(e.keyNode(), "both '" + loopKeyword + "' and '" + e.key()
                                 + "' are given; keep one of them");
@@ -501,6 +506,49 @@ final class TaskParser {
                 src.baseDirectory(), src.role(), doc.position(mapping));
     }
 
+    /**
+     * Ansible's {@code action:}/{@code local_action:} forms, {@code local_action: copy src=a dest=b} or
+     * a mapping with {@code module: copy}, as the plain {@code copy:} entry they stand for; positions
+     * stay those of what was written.
+     */
+    private static YamlDocument.Entry actionAsModule(YamlDocument doc, YamlDocument.Entry e) throws InvalidInputException {
+        String hint = "; write '" + e.key() + ": MODULE ARGS' or a mapping with 'module: MODULE' and its parameters";
+        switch (e.value()) {
+            case ScalarNode s when !YamlDocument.isNull(s) -> {
+                String text = Values.string(doc, s, e.key()).strip();
+                String[] split = text.split("\\s+", 2);
+                if (split[0].isEmpty()) {
+                    throw doc.error(s, "'" + e.key() + "' names no module" + hint);
+                }
+                ScalarNode rest = new ScalarNode(org.yaml.snakeyaml.nodes.Tag.STR, split.length > 1 ? split[1] : "",
+                        s.getStartMark(), s.getEndMark(), org.yaml.snakeyaml.DumperOptions.ScalarStyle.PLAIN);
+                Node args = split.length > 1 ? rest : new ScalarNode(org.yaml.snakeyaml.nodes.Tag.NULL, "null",
+                        s.getStartMark(), s.getEndMark(), org.yaml.snakeyaml.DumperOptions.ScalarStyle.PLAIN);
+                return new YamlDocument.Entry(split[0], s, args);
+            }
+            case MappingNode m -> {
+                String module = null;
+                Node moduleNode = null;
+                List<org.yaml.snakeyaml.nodes.NodeTuple> rest = new ArrayList<>();
+                for (org.yaml.snakeyaml.nodes.NodeTuple t : m.getValue()) {
+                    if (t.getKeyNode() instanceof ScalarNode k && k.getValue().equals("module")) {
+                        module = Values.string(doc, t.getValueNode(), "module");
+                        moduleNode = t.getValueNode();
+                    } else {
+                        rest.add(t);
+                    }
+                }
+                if (module == null) {
+                    throw doc.error(m, "'" + e.key() + "' names no module" + hint);
+                }
+                return new YamlDocument.Entry(module, moduleNode, new MappingNode(org.yaml.snakeyaml.nodes.Tag.MAP, rest,
+                        m.getFlowStyle()));
+            }
+            default -> throw doc.error(e.value(), "'" + e.key() + "' must name a module, not "
+                    + YamlDocument.describe(e.value()) + hint);
+        }
+    }
+
     private void readArgs(YamlDocument doc, MappingNode mapping, String module, ParamSpec spec,
                           Map<String, Object> args, Map<String, SourcePosition> positions) throws InvalidInputException {
         for (YamlDocument.Entry e : doc.entries(mapping)) {
@@ -533,13 +581,20 @@ final class TaskParser {
     }
 
     private Loop loop(YamlDocument doc, Node node, String keyword, Node control) throws InvalidInputException {
+        Loop.Lookup lookup = Loop.Lookup.of(keyword).orElseThrow();
         Object items = switch (node) {
-            case SequenceNode s -> {
+            case SequenceNode s when lookup == Loop.Lookup.FIRST_FOUND -> firstFoundTerms(doc, s);
+            case SequenceNode s when lookup != Loop.Lookup.DICT -> {
                 Object value = doc.value(s);
                 yield keyword.equals("with_items") ? flattenOnce((List<?>) value) : value;
             }
+            case MappingNode m when lookup == Loop.Lookup.DICT -> doc.value(m);
+            case MappingNode m when lookup == Loop.Lookup.FIRST_FOUND -> firstFoundTerms(doc, m);
+            case ScalarNode s when !YamlDocument.isNull(s) && lookup == Loop.Lookup.FILEGLOB
+                    && !Values.string(doc, s, keyword).contains("${") -> List.of(Values.string(doc, s, keyword));
             case ScalarNode s when !YamlDocument.isNull(s) -> Values.string(doc, s, keyword);
-            default -> throw doc.error(node, "'" + keyword + "' must be a list or an expression that gives one, not "
+            default -> throw doc.error(node, "'" + keyword + "' must be "
+                    + (lookup == Loop.Lookup.DICT ? "a mapping" : "a list") + " or an expression that gives one, not "
                     + YamlDocument.describe(node));
         };
         String loopVar = "item";
@@ -566,7 +621,43 @@ final class TaskParser {
                 }
             }
         }
-        return new Loop(items, loopVar, label, doc.position(node));
+        return new Loop(items, lookup, loopVar, label, doc.position(node));
+    }
+
+    private static final List<String> FIRST_FOUND_KEYS = List.of("files", "paths", "skip");
+
+    /**
+     * {@code with_first_found}'s terms as written: file names, or mappings of {@code files},
+     * {@code paths} (lists, or comma-separated strings as Ansible allows) and {@code skip}; each
+     * mapping is checked here, so that a misspelt key fails before any host is contacted.
+     */
+    private static List<Object> firstFoundTerms(YamlDocument doc, Node node) throws InvalidInputException {
+        List<Node> terms = node instanceof SequenceNode s ? s.getValue() : List.of(node);
+        List<Object> out = new ArrayList<>();
+        for (Node term : terms) {
+            if (term instanceof MappingNode m) {
+                Map<String, Object> spec = new LinkedHashMap<>();
+                for (YamlDocument.Entry e : doc.entries(m)) {
+                    switch (e.key()) {
+                        case "files", "paths" -> spec.put(e.key(), e.value() instanceof SequenceNode
+                                ? Values.strings(doc, e.value(), e.key()) : List.of(Values.string(doc, e.value(), e.key()).split("[,;:]")));
+                        case "skip" -> spec.put("skip", Values.bool(doc, e.value(), "skip"));
+                        default -> throw doc.error(e.keyNode(), "unknown key '" + e.key() + "' in 'with_first_found'"
+                                + suggestion(e.key(), FIRST_FOUND_KEYS) + "; it takes files, paths and skip");
+                    }
+                }
+                if (!spec.containsKey("files")) {
+                    throw doc.error(m, "'with_first_found' needs 'files:' (the names to look for, first found wins)");
+                }
+                out.add(spec);
+            } else if (term instanceof ScalarNode s && !YamlDocument.isNull(s)) {
+                out.add(Values.string(doc, s, "with_first_found"));
+            } else {
+                throw doc.error(term, "'with_first_found' takes file names or a mapping of files, paths and skip, not "
+                        + YamlDocument.describe(term));
+            }
+        }
+        return out;
     }
 
     /** Ansible's {@code with_items} flattens one level of nested lists. */

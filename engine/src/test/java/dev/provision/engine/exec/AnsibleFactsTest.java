@@ -23,7 +23,7 @@ class AnsibleFactsTest {
 
     @Test
     void factsAppearUnderAnsibleFactsAndAsInjectedVariables() {
-        Map<String, Object> facts = Facts.parse("""
+        Map<String, Object> facts = dev.provision.modules.control.HostFacts.parse("""
                 hostname=node01
                 debian_version=12.11
                 processor_count=16

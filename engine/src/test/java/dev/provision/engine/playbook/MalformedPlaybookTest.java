@@ -57,6 +57,10 @@ class MalformedPlaybookTest {
             alias-chain-too-deep.yml  | alias-chain-too-deep.yml:64:10 | value nests more than 64 levels deep (through aliases?)
             invalid-utf8.yml          | invalid-utf8.yml:3:24          | playbook file is not valid UTF-8: byte 0xe9 at byte offset 45
             role-escapes.yml          | role-escapes.yml:4:7           | role '../playbook/roles/common' is not allowed
+            first-found-key.yml       | first-found-key.yml:6:11       | unknown key 'path' in 'with_first_found' (did you mean 'paths'?)
+            local-action-no-module.yml| local-action-no-module.yml:4:9 | 'local_action' names no module
+            local-action-delegate.yml | local-action-delegate.yml:3:7  | 'local_action' runs the task on the controller; it cannot also have 'delegate_to'
+            with-dict-list.yml        | with-dict-list.yml:4:18        | 'with_dict' must be a mapping or an expression that gives one, not a list
             nul-in-file-name.yml      | nul-in-file-name.yml:3:21      | 'tasks/a\\u0000b.yml' is not a valid file name
             """)
     void reportsPlaybookMistakeAtItsPosition(String file, String position, String phrase) throws Exception {

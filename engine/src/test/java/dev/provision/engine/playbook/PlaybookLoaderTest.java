@@ -262,6 +262,59 @@ class PlaybookLoaderTest {
     }
 
     @Test
+    void readsAnsiblesLookupLoopsWithWhatEachMakesOfItsValue() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - debug: {msg: "${item.key}"}
+                      with_dict: {a: 1}
+                    - copy: {src: "${item}", dest: /srv/}
+                      with_fileglob: "*.sh"
+                    - copy: {src: "${item}", dest: /etc/x}
+                      with_first_found:
+                        - files: [a.yml, b.yml]
+                          paths: "vars,../vars"
+                          skip: true
+                        - default.yml
+                    - debug: {msg: x}
+                      with_list: [[1, 2], 3]
+                """);
+        List<TaskNode> tasks = playbook.plays().getFirst().tasks();
+        assertEquals(Loop.Lookup.DICT, task(tasks, 0).loop().orElseThrow().lookup());
+        assertEquals(Map.of("a", 1), task(tasks, 0).loop().orElseThrow().items());
+        assertEquals(Loop.Lookup.FILEGLOB, task(tasks, 1).loop().orElseThrow().lookup());
+        assertEquals(List.of("*.sh"), task(tasks, 1).loop().orElseThrow().items(), "one pattern written as a string");
+        Loop firstFound = task(tasks, 2).loop().orElseThrow();
+        assertEquals(Loop.Lookup.FIRST_FOUND, firstFound.lookup());
+        assertEquals(List.of(Map.of("files", List.of("a.yml", "b.yml"), "paths", List.of("vars", "../vars"), "skip", true),
+                "default.yml"), firstFound.items());
+        assertEquals(List.of(List.of(1, 2), 3), task(tasks, 3).loop().orElseThrow().items(), "with_list does not flatten");
+    }
+
+    @Test
+    void localActionIsTheModuleDelegatedToTheController() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - local_action: copy content=hi dest=/tmp/x
+                    - local_action:
+                        module: ansible.builtin.file
+                        path: /tmp/y
+                        state: directory
+                    - action: file path=/tmp/z state=absent
+                """);
+        List<TaskNode> tasks = playbook.plays().getFirst().tasks();
+        assertEquals("copy", task(tasks, 0).module());
+        assertEquals(Map.of("content", "hi", "dest", "/tmp/x"), task(tasks, 0).args());
+        assertEquals(Optional.of("localhost"), task(tasks, 0).delegateTo());
+        assertEquals("file", task(tasks, 1).module());
+        assertEquals(Map.of("path", "/tmp/y", "state", "directory"), task(tasks, 1).args());
+        assertEquals(Optional.of("localhost"), task(tasks, 1).delegateTo());
+        assertEquals("file", task(tasks, 2).module());
+        assertEquals(Optional.empty(), task(tasks, 2).delegateTo(), "action: runs where the task runs");
+    }
+
+    @Test
     void defaultsRetriesOnlyWhenUntilIsGiven() throws Exception {
         Playbook playbook = load("""
                 - hosts: all

@@ -1,4 +1,4 @@
-package dev.provision.engine.exec;
+package dev.provision.modules.control;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,13 +9,38 @@ import java.util.Map;
 /**
  * Host facts: one read-only shell script (one round trip) and a pure parser of its output. Facts are
  * exposed to playbooks under {@code facts.*} (e.g. {@code facts.os_family}, {@code facts.mounts}).
+ * The engine gathers them at the start of a play; the {@code setup} module gathers them again.
  */
-final class Facts {
-    private Facts() {
+public final class HostFacts {
+    private HostFacts() {
     }
 
-    /** Prints {@code key=value} lines, then sections introduced by {@code --- name}. Never fails. */
-    static final String SCRIPT = String.join("\n",
+    /** Where Ansible's local facts ({@code ansible_local}) live unless {@code fact_path} says otherwise. */
+    public static final String FACT_PATH = "/etc/ansible/facts.d";
+
+    /** Seconds one executable local fact may run: a hung one must not hang the gathering. */
+    static final int LOCAL_FACT_SECONDS = 10;
+
+    /**
+     * Prints {@code key=value} lines, then sections introduced by {@code --- name}; in the
+     * {@code local} section one line per {@code *.fact} file of {@code factPath}: how it was read
+     * ({@code file}, or {@code exec:RC} for an executable, run with a time limit), its content in
+     * base64, its name. Never fails.
+     */
+    public static String script(String factPath) {
+        return String.join("\n", BASE_SCRIPT,
+                "echo '--- local'",
+                "for f in " + dev.provision.modules.text.ShellWords.quote(factPath) + "/*.fact; do",
+                "  [ -f \"$f\" ] || continue",
+                "  n=\"${f##*/}\"",
+                "  if [ -x \"$f\" ]; then out=$(timeout " + LOCAL_FACT_SECONDS + " \"$f\" 2>/dev/null); rc=$?;"
+                        + " printf 'exec:%s %s %s\\n' \"$rc\" \"$(printf %s \"$out\" | base64 -w0)\" \"${n%.fact}\";",
+                "  else printf 'file %s %s\\n' \"$(base64 -w0 <\"$f\")\" \"${n%.fact}\"; fi",
+                "done",
+                "true");
+    }
+
+    private static final String BASE_SCRIPT = String.join("\n",
             "printf 'hostname=%s\\n' \"$(cat /proc/sys/kernel/hostname 2>/dev/null)\"",
             "printf 'fqdn=%s\\n' \"$(hostname -f 2>/dev/null)\"",
             "printf 'kernel=%s\\n' \"$(uname -r)\"",
@@ -28,14 +53,17 @@ final class Facts {
             "echo '--- os-release'; cat /etc/os-release 2>/dev/null",
             "echo '--- meminfo'; grep -E '^(MemTotal|MemAvailable|SwapTotal):' /proc/meminfo 2>/dev/null",
             "echo '--- addresses'; ip -o -4 addr show 2>/dev/null",
-            "echo '--- mounts'; cat /proc/mounts 2>/dev/null",
-            "true");
+            "echo '--- mounts'; cat /proc/mounts 2>/dev/null");
 
-    static Map<String, Object> parse(String output) {
+    /** The script, local facts read from {@link #FACT_PATH} (declared after its parts: they must be initialised first). */
+    public static final String SCRIPT = script(FACT_PATH);
+
+    public static Map<String, Object> parse(String output) {
         Map<String, Object> facts = new LinkedHashMap<>();
         Map<String, String> osRelease = new LinkedHashMap<>();
         List<String> addresses = new ArrayList<>();
         List<Map<String, Object>> mounts = new ArrayList<>();
+        Map<String, Object> local = new java.util.TreeMap<>();
         String section = "";
         for (String line : output.split("\n")) {
             if (line.startsWith("--- ")) {
@@ -74,6 +102,12 @@ final class Facts {
                         mounts.add(m);
                     }
                 }
+                case "local" -> {
+                    String[] f = line.split(" ", 3);
+                    if (f.length == 3) {
+                        local.put(f[2], LocalFacts.value(f[2], f[0], f[1]));
+                    }
+                }
                 default -> { }
             }
         }
@@ -87,6 +121,7 @@ final class Facts {
         facts.put("all_ipv4_addresses", List.copyOf(addresses));
         facts.put("default_ipv4", addresses.isEmpty() ? "" : addresses.get(0));
         facts.put("mounts", List.copyOf(mounts));
+        facts.put("local", java.util.Collections.unmodifiableMap(local));
         return facts;
     }
 

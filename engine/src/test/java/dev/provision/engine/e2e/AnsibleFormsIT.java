@@ -1,0 +1,58 @@
+package dev.provision.engine.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Ansible's loop lookups ({@code with_first_found}, {@code with_fileglob}, {@code with_dict}),
+ * {@code local_action} and {@code setup} reading a local fact, through the real launcher against this
+ * machine ({@code e2e/ansible-forms/}): what each does, then a second run that changes nothing.
+ */
+class AnsibleFormsIT {
+    static final String PLAYBOOK = Provision.REPO.resolve("engine/src/test/resources/e2e/ansible-forms/site.yml").toString();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void lookupsLocalActionAndLocalFactsDoWhatAnsibleDoes() throws Exception {
+        Provision.Result first = Provision.run(PLAYBOOK, "-e", "dir=" + dir);
+        assertEquals(0, first.exitCode(), first.output());
+        assertTrue(Files.isRegularFile(dir.resolve("a.sh")) && Files.isRegularFile(dir.resolve("b.sh")), first.output());
+        assertFalse(Files.exists(dir.resolve("c.txt")), "c.txt does not match *.sh");
+        assertEquals("max_jobs=16\nscheduler=slurm\n", Files.readString(dir.resolve("settings.conf")));
+        // this machine is Debian: debian.yml comes before default.yml; the local fact was read by setup
+        assertEquals("8 GPUs; vars from debian.yml\n", Files.readString(dir.resolve("note.txt")));
+        assertTrue(first.output().contains("skipping: [localhost]"), "a first_found with nothing found and skip set runs nothing:\n"
+                + first.output());
+        assertTrue(first.output().contains("gathered 1 fact (local)"), first.output());
+
+        Provision.Result second = Provision.run(PLAYBOOK, "-e", "dir=" + dir);
+        assertEquals(0, second.exitCode(), second.output());
+        assertEquals(0, second.recap("localhost", "changed"), second.output());
+        Provision.Result check = Provision.run("--check", PLAYBOOK, "-e", "dir=" + dir);
+        assertEquals(0, check.recap("localhost", "changed"), check.output());
+    }
+
+    @Test
+    void firstFoundWithNothingFoundFailsTheTaskNamingWhereItLooked() throws Exception {
+        Path playbook = dir.resolve("none.yml");
+        Files.writeString(playbook, """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - include_vars: "${item}"
+                      with_first_found: [gone.yml]
+                """);
+        Provision.Result r = Provision.run(playbook.toString());
+        assertEquals(2, r.exitCode(), r.output());
+        assertTrue(r.output().contains("with_first_found found none of its files"), r.output());
+        assertTrue(r.output().contains(dir.resolve("vars/gone.yml").toString()), r.output());
+    }
+}

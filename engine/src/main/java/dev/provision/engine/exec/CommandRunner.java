@@ -72,6 +72,7 @@ final class CommandRunner {
             case Command.CopyFile f -> check(c, assign("src", f.source()) + assign("target", f.path())
                     + assign("mode", f.attributes().mode().orElse("")) + assign("owner", f.attributes().owner().orElse(""))
                     + assign("group", f.attributes().group().orElse("")) + COPY_SCRIPT, "copy " + f.source() + " to " + f.path());
+            case Command.AwaitReboot r -> throw new IllegalStateException("a reboot is awaited by the engine (HostReturn), not run on a connection");
         }
         return Optional.empty();
     }

@@ -56,6 +56,18 @@ final class Connections implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Lets the host's connection go (it is restarting, or lost): closed, and forgotten together with
+     * the become wrappers over it, so that the next {@link #open} starts afresh.
+     */
+    void drop(HostState host) {
+        host.connection().ifPresent(c -> {
+            becomes.keySet().removeIf(k -> k.connection() == c);
+            c.close();
+        });
+        host.connected(null);
+    }
+
     /** The connection {@code task} runs through on {@code host}: the host's (or its delegate's), with become applied. */
     Connection forTask(Task task, Play play, HostState host) throws UnreachableException {
         if (task.delegateTo().isEmpty() || task.delegateTo().get().equals(host.name())) {

@@ -89,6 +89,7 @@ final class Forecast {
             }
             case Command.Exec e -> { }
             case Command.Shell s -> { }
+            case Command.AwaitReboot r -> { }
         }
     }
 

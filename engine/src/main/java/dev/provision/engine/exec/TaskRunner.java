@@ -16,6 +16,7 @@ import dev.provision.engine.source.SourcePosition;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.ConnectionWait;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamException;
 import dev.provision.modules.spi.ParamSpec;
@@ -146,11 +147,10 @@ final class TaskRunner {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
             return failure(host, task, at + ": " + e.getMessage()).withItemLabel(label);
         }
-        // Ansible's timeout: each item of a loop (with its until retries) gets the task's time limit.
-        Connection connection = TimeLimitedConnection.of(
-                EnvironmentConnection.of(connections.forTask(task, play.play, host), environment(task, vars)),
-                task.timeoutSeconds().map(Duration::ofSeconds).orElse(play.options.taskTimeout()),
-                task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + play.options.taskTimeout().toSeconds()));
+        if (module instanceof ConnectionWait wait) {
+            return awaitConnection(task, host, wait, params, label);
+        }
+        Connection connection = taskConnection(task, host, vars);
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
         TaskResult result = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {
@@ -207,12 +207,32 @@ final class TaskRunner {
                 output.put("stdout_lines", List.of(unknown));
             }
         }
+        if (task.keywords().backgroundSeconds().isPresent() && !plan.isEmpty()) {
+            try {
+                plan = inBackground(plan, task.keywords().backgroundSeconds().get());
+            } catch (ModuleException e) {
+                return failure(host, task, positioned(task, e.getMessage())).withItemLabel(label);
+            }
+            output.put("started", 1);
+            output.put("finished", 0);
+        }
         TaskStatus status = plan.isEmpty() ? TaskStatus.OK : TaskStatus.CHANGED;
         String message = plan.isEmpty() ? plan.reason() : "";
         if (!plan.isEmpty() && !check) {
             reads.forget(); // the host is about to change
             try {
-                Optional<ExecResult> last = apply(connection, plan);
+                Optional<ExecResult> last = apply(connection, plan, reboot -> {
+                    if (task.delegateTo().isPresent() && !task.delegateTo().get().equals(host.name())) {
+                        throw new CommandRunner.CommandFailedException("a restart cannot be awaited through delegate_to; "
+                                + "run the task on the host that restarts");
+                    }
+                    HostReturn.awaitReboot(connections, host, reboot);
+                    try {
+                        return taskConnection(task, host, vars);
+                    } catch (TemplateException e) {
+                        throw new CommandRunner.CommandFailedException(e.getMessage());
+                    }
+                });
                 if (last.isPresent()) {
                     ExecResult r = last.get();
                     output.put("rc", r.exitCode());
@@ -259,6 +279,55 @@ final class TaskRunner {
             }
         }
         return result;
+    }
+
+    /**
+     * {@code async: N} with {@code poll: 0}: each program of the plan started in its own session,
+     * detached from the connection (which may even go away: a restart), stopped after {@code seconds}.
+     */
+    static Plan inBackground(Plan plan, int seconds) throws ModuleException {
+        List<Change> changes = new ArrayList<>();
+        for (Change change : plan.changes()) {
+            List<Command> commands = new ArrayList<>();
+            for (Command command : change.commands()) {
+                String script = switch (command) {
+                    case Command.Exec e when e.stdin().length == 0 -> ShellWords.join(e.argv());
+                    case Command.Shell sh -> sh.script();
+                    default -> throw new ModuleException("'poll: 0' can start only a program in the background, and this "
+                            + "task's plan holds more (" + change.summary() + ")");
+                };
+                commands.add(new Command.Shell("nohup setsid timeout " + seconds + " sh -c " + ShellWords.quote(script)
+                        + " </dev/null >/dev/null 2>&1 &"));
+            }
+            changes.add(new Change(change.summary() + " (in the background, at most " + seconds + " s)", change.diffs(),
+                    commands, change.sensitive()));
+        }
+        return new Plan(changes, plan.reason(), plan.facts(), plan.result(), plan.afterwards());
+    }
+
+    /** {@code wait_for_connection}: waits for the host itself (never a delegate), in a dry run too. */
+    private TaskResult awaitConnection(Task task, HostState host, ConnectionWait wait, Params params, String label)
+            throws UnreachableException {
+        ConnectionWait.Timing timing;
+        try {
+            timing = wait.timing(params);
+        } catch (ModuleException e) {
+            return failure(host, task, positioned(task, e.getMessage())).withItemLabel(label);
+        }
+        Duration took = HostReturn.awaitConnection(connections, host, timing.delay(), timing.timeout());
+        Map<String, Object> output = new LinkedHashMap<>();
+        output.put("elapsed", took.toSeconds());
+        return TaskResult.builder(host.name(), TaskStatus.OK).message("answered after " + took.toSeconds() + " s")
+                .itemLabel(label).output(output).build();
+    }
+
+    /** The connection a task's commands run on: the host's (or delegate's), become, {@code environment:}, time limit. */
+    private Connection taskConnection(Task task, HostState host, Map<String, Object> vars) throws TemplateException, UnreachableException {
+        // Ansible's timeout: each item of a loop (with its until retries) gets the task's time limit.
+        return TimeLimitedConnection.of(
+                EnvironmentConnection.of(connections.forTask(task, play.play, host), environment(task, vars)),
+                task.timeoutSeconds().map(Duration::ofSeconds).orElse(play.options.taskTimeout()),
+                task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + play.options.taskTimeout().toSeconds()));
     }
 
     /**
@@ -342,10 +411,20 @@ final class TaskRunner {
         forecast.record(plan);
     }
 
-    static Optional<ExecResult> apply(Connection connection, Plan plan) throws ConnectionException, CommandRunner.CommandFailedException {
+    /** What a plan's {@link Command.AwaitReboot} does: waits for the host and gives the connection to go on with. */
+    interface Reboots {
+        Connection await(Command.AwaitReboot reboot) throws UnreachableException, CommandRunner.CommandFailedException;
+    }
+
+    static Optional<ExecResult> apply(Connection connection, Plan plan, Reboots reboots)
+            throws ConnectionException, CommandRunner.CommandFailedException {
         Optional<ExecResult> last = Optional.empty();
         for (Change change : plan.changes()) {
             for (Command command : change.commands()) {
+                if (command instanceof Command.AwaitReboot reboot) {
+                    connection = reboots.await(reboot);
+                    continue;
+                }
                 Optional<ExecResult> r = CommandRunner.run(connection, command);
                 if (r.isPresent()) {
                     last = r;

@@ -392,6 +392,13 @@ public final class SavedPlan {
                 n.put("source", f.source());
                 attributes(n, f.attributes());
             }
+            case Command.AwaitReboot r -> {
+                r.bootIdProbe().forEach(n.putArray("await_reboot")::add);
+                n.put("boot_id_before", r.bootIdBefore());
+                n.put("timeout", r.timeoutSeconds());
+                n.put("settle", r.settleSeconds());
+                r.testCommand().forEach(n.putArray("test_command")::add);
+            }
         }
         return n;
     }
@@ -484,6 +491,13 @@ public final class SavedPlan {
                         field(md, f.source());
                         field(md, f.path());
                         field(md, f.attributes().toString());
+                    }
+                    case Command.AwaitReboot r -> {
+                        field(md, "await_reboot");
+                        r.bootIdProbe().forEach(a -> field(md, a));
+                        field(md, r.bootIdBefore());
+                        field(md, r.timeoutSeconds() + "/" + r.settleSeconds());
+                        r.testCommand().forEach(a -> field(md, a));
                     }
                 }
             }

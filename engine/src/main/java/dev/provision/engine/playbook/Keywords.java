@@ -18,7 +18,7 @@ import org.yaml.snakeyaml.nodes.Node;
 final class Keywords {
     /** Keywords any block, include, role entry or task may carry. */
     static final List<String> NAMES = List.of("when", "tags", "vars", "become", "become_user",
-            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment", "become_method");
+            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment", "become_method", "connection");
 
     final List<Expression> when = new ArrayList<>();
     final Set<String> tags = new LinkedHashSet<>();
@@ -31,6 +31,9 @@ final class Keywords {
     Optional<String> delegateTo = Optional.empty();
     Optional<Boolean> checkMode = Optional.empty();
     Optional<Integer> timeoutSeconds = Optional.empty();
+    Optional<Integer> backgroundSeconds = Optional.empty();
+    /** {@code connection: local}: the tasks run on the controller, as with {@code delegate_to: localhost} */
+    Optional<Boolean> local = Optional.empty();
     final List<Object> environment = new ArrayList<>();
 
     /** Nothing inherited (the top of a play). */
@@ -59,6 +62,8 @@ final class Keywords {
         result.delegateTo = own.delegateTo.or(() -> delegateTo);
         result.checkMode = own.checkMode.or(() -> checkMode);
         result.timeoutSeconds = own.timeoutSeconds.or(() -> timeoutSeconds);
+        result.backgroundSeconds = own.backgroundSeconds;
+        result.local = own.local.or(() -> local);
         result.environment.addAll(environment);
         result.environment.addAll(own.environment);
         return result;
@@ -67,7 +72,8 @@ final class Keywords {
     /** The value a task keeps: these keywords, with the defaults of those never set. */
     TaskKeywords freeze() {
         return new TaskKeywords(when, tags, vars, become, becomeUser, ignoreErrors.orElse(false), noLog.orElse(false),
-                runOnce.orElse(false), delegateTo, checkMode, timeoutSeconds, environment);
+                runOnce.orElse(false), delegateTo.or(() -> local.orElse(false) ? Optional.of("localhost") : Optional.empty()),
+                checkMode, timeoutSeconds, backgroundSeconds, environment);
     }
 
     /** Reads one of {@link #NAMES} into {@code this}; false when the key is not one of them. */
@@ -93,11 +99,27 @@ final class Keywords {
             }
             case "environment" -> environment.add(environment(doc, v));
             case "become_method" -> becomeMethod(doc, v);
+            case "connection" -> local = Optional.of(connectionIsLocal(doc, v));
             default -> {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Ansible's {@code connection:}: {@code local} runs on the controller; its SSH plugins
+     * ({@code ssh}, {@code paramiko}, {@code smart}) are provision's one SSH connection; anything else
+     * is refused where it is written.
+     */
+    static boolean connectionIsLocal(YamlDocument doc, Node v) throws InvalidInputException {
+        String connection = Values.string(doc, v, "connection");
+        return switch (connection) {
+            case "local" -> true;
+            case "ssh", "paramiko", "paramiko_ssh", "smart", "ansible.builtin.ssh", "ansible.builtin.paramiko_ssh" -> false;
+            default -> throw doc.error(v, "connection '" + YamlDocument.printable(connection) + "' is not supported: provision "
+                    + "connects over SSH ('ssh', 'paramiko' and 'smart' all mean it) or runs on the controller ('local')");
+        };
     }
 
     /** Ansible's default, {@code sudo}, is what become is here; another method is refused where it is written. */

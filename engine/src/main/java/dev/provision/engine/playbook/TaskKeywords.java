@@ -18,6 +18,8 @@ import java.util.Set;
  *     {@code --check}, {@code true} plans it even in a normal run; empty follows the run
  * @param timeoutSeconds {@code timeout:}, the task's time limit on each host; empty follows
  *     {@code --task-timeout}
+ * @param backgroundSeconds {@code async:} with {@code poll: 0}: the task's commands start detached on the
+ *     host, stopped after this many seconds, and the task does not wait for them
  * @param environment {@code environment:} layers, the outermost first: each a mapping of variable
  *     names to values (templated per host) or an expression that gives one; a later layer's
  *     variable wins. The task's programs and probes run with them.
@@ -34,11 +36,12 @@ public record TaskKeywords(
         Optional<String> delegateTo,
         Optional<Boolean> checkMode,
         Optional<Integer> timeoutSeconds,
+        Optional<Integer> backgroundSeconds,
         List<Object> environment) {
 
     /** Nothing set: what a task outside any block with no keywords of its own sees. */
     public static final TaskKeywords NONE = new TaskKeywords(List.of(), Set.of(), Map.of(), Optional.empty(),
-            Optional.empty(), false, false, false, Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+            Optional.empty(), false, false, false, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of());
 
     public TaskKeywords {
         when = List.copyOf(when);
@@ -49,6 +52,7 @@ public record TaskKeywords(
         requireNonNull(delegateTo, "delegateTo cannot be null");
         requireNonNull(checkMode, "checkMode cannot be null");
         requireNonNull(timeoutSeconds, "timeoutSeconds cannot be null");
+        requireNonNull(backgroundSeconds, "backgroundSeconds cannot be null");
         environment = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(environment));
     }
 }

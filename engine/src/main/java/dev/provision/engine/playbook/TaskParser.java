@@ -42,10 +42,7 @@ final class TaskParser {
     /** Ansible keywords we know but do not implement, with what to do instead. */
     static final Map<String, String> NOT_SUPPORTED = Map.ofEntries(
             Map.entry("remote_user", "set ansible_user in the inventory instead"),
-            Map.entry("connection", "set ansible_connection in the inventory instead"),
             Map.entry("diff", "run the whole playbook with --diff instead"),
-            Map.entry("async", "run the task synchronously"),
-            Map.entry("poll", "run the task synchronously"),
             Map.entry("throttle", "lower --forks instead"),
             Map.entry("any_errors_fatal", "set it on the play"),
             Map.entry("include", "use 'import_tasks:' or 'include_tasks:'"),
@@ -376,6 +373,8 @@ final class TaskParser {
         Optional<Integer> retries = Optional.empty();
         Optional<Integer> delay = Optional.empty();
         List<String> listen = List.of();
+        Optional<Integer> asyncSeconds = Optional.empty();
+        Optional<Integer> poll = Optional.empty();
         for (YamlDocument.Entry written : entries) {
             YamlDocument.Entry e = written;
             if (e.key().equals("action") || e.key().equals("local_action")) {
@@ -401,6 +400,8 @@ final class TaskParser {
                     loopKeyword = e.key();
                 }
                 case "loop_control" -> loopControl = v;
+                case "async" -> asyncSeconds = Optional.of(Values.count(doc, v, "async"));
+                case "poll" -> poll = Optional.of(Values.count(doc, v, "poll"));
                 case "register" -> {
                     String variable = Values.string(doc, v, "register");
                     if (!dev.provision.modules.text.ShellWords.isName(variable)) {
@@ -499,11 +500,45 @@ final class TaskParser {
         } else if (loopControl != null) {
             throw doc.error(loopControl, "'loop_control' without 'loop'; add 'loop:' or remove 'loop_control'");
         }
+        asynchronous(doc, mapping, module, asyncSeconds, poll, own);
         Keywords effective = inherited.inherit(own);
         int retryCount = retries.orElse(until.isPresent() ? DEFAULT_UNTIL_RETRIES : 0);
         return new Task(name, module, args, argPositions, effective.freeze(), loop, register, notify,
                 changedWhen, failedWhen, until, retryCount, delay.orElse(DEFAULT_DELAY_SECONDS), listen,
                 src.baseDirectory(), src.role(), doc.position(mapping));
+    }
+
+    /** Modules whose plan is one program run, the only ones {@code poll: 0} can start in the background. */
+    private static final Set<String> BACKGROUND_MODULES = Set.of("command", "shell", "raw");
+
+    /**
+     * Ansible's {@code async:}/{@code poll:}. Polled ({@code poll} above 0, 10 by default), the task runs
+     * as any other, within {@code async} seconds (its time limit). With {@code poll: 0} its program
+     * starts detached on the host, stopped after {@code async} seconds, and the task does not wait:
+     * for {@code command}, {@code shell} and {@code raw} only (there is no {@code async_status} to ask
+     * about it later).
+     */
+    private static void asynchronous(YamlDocument doc, MappingNode task, String module, Optional<Integer> asyncSeconds,
+                                     Optional<Integer> poll, Keywords own) throws InvalidInputException {
+        if (asyncSeconds.isEmpty()) {
+            if (poll.isPresent()) {
+                throw doc.error(task, "'poll' without 'async' does nothing; add 'async: SECONDS' or remove 'poll'");
+            }
+            return;
+        }
+        int seconds = asyncSeconds.get();
+        if (seconds < 1) {
+            throw doc.error(task, "'async' is the task's time limit in seconds and must be at least 1");
+        }
+        if (poll.orElse(10) > 0) {
+            own.timeoutSeconds = Optional.of(own.timeoutSeconds.map(t -> Math.min(t, seconds)).orElse(seconds));
+            return;
+        }
+        if (!BACKGROUND_MODULES.contains(module)) {
+            throw doc.error(task, "'poll: 0' starts a program in the background and forgets it: only command, shell and raw "
+                    + "can; for '" + module + "' remove 'poll: 0' (the task then waits, at most 'async' seconds)");
+        }
+        own.backgroundSeconds = Optional.of(seconds);
     }
 
     /**

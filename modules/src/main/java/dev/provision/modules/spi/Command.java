@@ -32,6 +32,28 @@ public sealed interface Command {
         }
     }
 
+    /**
+     * The host has been told to restart: the engine lets its connection go, then connects again until
+     * {@code bootIdProbe} prints something other than {@code bootIdBefore} (a new boot, not the old
+     * system still shutting down), waits {@code settleSeconds}, and runs {@code testCommand}, which must
+     * succeed; all within {@code timeoutSeconds}, else the host is unreachable. Later commands of the
+     * plan run over the new connection.
+     */
+    record AwaitReboot(List<String> bootIdProbe, String bootIdBefore, int timeoutSeconds, int settleSeconds,
+                       List<String> testCommand) implements Command {
+        public AwaitReboot {
+            bootIdProbe = List.copyOf(bootIdProbe);
+            requireNonNull(bootIdBefore, "bootIdBefore cannot be null");
+            testCommand = List.copyOf(testCommand);
+            if (bootIdProbe.isEmpty() || testCommand.isEmpty()) {
+                throw new IllegalArgumentException("bootIdProbe and testCommand cannot be empty");
+            }
+            if (timeoutSeconds < 1 || settleSeconds < 0) {
+                throw new IllegalArgumentException("timeoutSeconds must be at least 1 and settleSeconds not negative");
+            }
+        }
+    }
+
     /** Runs a user-written shell script with {@code /bin/sh -c} (the {@code shell} module only). */
     record Shell(String script) implements Command {
         public Shell {

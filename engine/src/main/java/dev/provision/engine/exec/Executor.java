@@ -134,7 +134,9 @@ public final class Executor {
 
     public RunSummary run(Playbook playbook, Inventory inventory) throws InvalidInputException {
         RunChecks.playbook(playbook, options, templates);
-        Map<String, HostState> states = new LinkedHashMap<>();
+        // every host the run meets (a delegate_facts target too); the recap is of those that played
+        Map<String, HostState> states = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
+        Set<HostState> played = new java.util.LinkedHashSet<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
              Connections connections = new Connections(connectionFactory, inventory, becomePassword)) {
             Semaphore forks = new Semaphore(options.forks());
@@ -151,13 +153,14 @@ public final class Executor {
                 List<HostState> playHosts = new ArrayList<>();
                 for (Host h : hosts) {
                     playHosts.add(states.computeIfAbsent(h.name(), n -> new HostState(h)));
+                    played.add(playHosts.getLast());
                 }
                 listener.playStarted(play.name().isEmpty() ? play.hosts() : play.name(),
                         playHosts.stream().map(HostState::name).toList(), options.check());
                 for (List<HostState> batch : Batches.split(playHosts, play.serial())) {
                     Map<String, HostState> batchMap = new LinkedHashMap<>();
                     batch.forEach(h -> batchMap.put(h.name(), h));
-                    PlayContext ctx = new PlayContext(play, playbook.directory(), batchMap, inventory, options, templates,
+                    PlayContext ctx = new PlayContext(play, playbook.directory(), batchMap, states, inventory, options, templates,
                             factCache, connectionFactory::hostKeys);
                     BatchRun batchRun = new BatchRun(ctx, new TaskRunner(ctx, modules, connections, recording), modules,
                             pool, forks, listener, () -> stopRequested);
@@ -176,10 +179,12 @@ public final class Executor {
                 }
             }
         } finally {
-            states.values().forEach(HostState::closeConnection);
+            synchronized (states) {
+                states.values().forEach(HostState::closeConnection);
+            }
             java.util.Arrays.fill(becomePassword, '\0');
         }
-        return RunSummary.of(states.values(), stopRequested);
+        return RunSummary.of(played, stopRequested);
     }
 
     /**

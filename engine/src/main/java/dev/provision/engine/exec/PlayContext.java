@@ -21,6 +21,7 @@ final class PlayContext {
     final Play play;
     final Path playbookDirectory;
     final Map<String, HostState> hosts;
+    private final Map<String, HostState> runHosts;
     final Inventory inventory;
     final RunOptions options;
     final TemplateEngine templates;
@@ -43,9 +44,21 @@ final class PlayContext {
     PlayContext(Play play, Path playbookDirectory, Map<String, HostState> hosts, Inventory inventory,
                 RunOptions options, TemplateEngine templates, FactCache factCache,
                 java.util.function.BiFunction<String, Map<String, Object>, List<String>> keysOf) {
+        this(play, playbookDirectory, hosts, java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(hosts)),
+                inventory, options, templates, factCache, keysOf);
+    }
+
+    /**
+     * @param runHosts every host the run has met so far (earlier plays included), by name; shared and
+     *     synchronized: a host gets its state here when {@code delegate_facts} gives it variables
+     */
+    PlayContext(Play play, Path playbookDirectory, Map<String, HostState> hosts, Map<String, HostState> runHosts,
+                Inventory inventory, RunOptions options, TemplateEngine templates, FactCache factCache,
+                java.util.function.BiFunction<String, Map<String, Object>, List<String>> keysOf) {
         this.play = play;
         this.playbookDirectory = playbookDirectory;
         this.hosts = hosts;
+        this.runHosts = runHosts;
         this.inventory = inventory;
         this.options = options;
         this.templates = templates;
@@ -53,6 +66,18 @@ final class PlayContext {
         this.keysOf = keysOf;
         this.hostKeys = new HostKeysView();
         hostsChanged();
+    }
+
+    /**
+     * The state of {@code name} to give variables to ({@code delegate_facts}): a host of the run, or an
+     * inventory host (the implicit localhost too) that gets its state now; empty for an unknown name.
+     */
+    java.util.Optional<HostState> stateOf(String name) {
+        HostState h = hosts.get(name);
+        if (h != null) {
+            return java.util.Optional.of(h);
+        }
+        return inventory.host(name).map(host -> runHosts.computeIfAbsent(name, n -> new HostState(host)));
     }
 
     /**
@@ -226,7 +251,9 @@ final class PlayContext {
             if (progress != null) {
                 progress.awaitCaughtUp(reader, String.valueOf(key));
             }
-            HostState h = hosts.get(key);
+            HostState inBatch = hosts.get(key);
+            // else met earlier in the run: its set_fact and delegated facts
+            HostState h = inBatch != null ? inBatch : runHosts.get(key);
             if (h != null && !h.facts().isEmpty()) {
                 return new OneHostsVars(h.name(), h.host.vars(), h, h.facts());
             }

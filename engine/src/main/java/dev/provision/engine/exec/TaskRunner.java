@@ -191,11 +191,20 @@ final class TaskRunner {
             }
             return failure(host, task, e.isAsWritten() ? e.getMessage() : positioned(task, e.getMessage())).withItemLabel(label);
         }
-        plan.facts().forEach(host::setVar);
+        HostState receiver = host;
+        if (task.keywords().delegateFacts() && task.delegateTo().isPresent()) {
+            Optional<HostState> delegate = play.stateOf(task.delegateTo().get());
+            if (delegate.isEmpty()) {
+                return failure(host, task, positioned(task, "delegate_facts: '" + task.delegateTo().get()
+                        + "' is not in the inventory, so the variables set for it would be lost")).withItemLabel(label);
+            }
+            receiver = delegate.get();
+        }
+        plan.facts().forEach(receiver::setVar);
         if (plan.result().get(SetupModule.FACTS_RESULT) instanceof Map<?, ?> gathered) {
-            Map<String, Object> facts = new LinkedHashMap<>(host.facts());
+            Map<String, Object> facts = new LinkedHashMap<>(receiver.facts());
             gathered.forEach((name, value) -> facts.put(String.valueOf(name), value));
-            host.facts(facts);
+            receiver.facts(facts);
         }
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
         if (check) {

@@ -18,7 +18,7 @@ import org.yaml.snakeyaml.nodes.Node;
 final class Keywords {
     /** Keywords any block, include, role entry or task may carry. */
     static final List<String> NAMES = List.of("when", "tags", "vars", "become", "become_user",
-            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment", "become_method", "connection");
+            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment", "become_method", "connection", "delegate_facts");
 
     final List<Expression> when = new ArrayList<>();
     final Set<String> tags = new LinkedHashSet<>();
@@ -29,6 +29,7 @@ final class Keywords {
     Optional<Boolean> noLog = Optional.empty();
     Optional<Boolean> runOnce = Optional.empty();
     Optional<String> delegateTo = Optional.empty();
+    Optional<Boolean> delegateFacts = Optional.empty();
     Optional<Boolean> checkMode = Optional.empty();
     Optional<Integer> timeoutSeconds = Optional.empty();
     Optional<Integer> backgroundSeconds = Optional.empty();
@@ -60,6 +61,7 @@ final class Keywords {
         result.noLog = own.noLog.or(() -> noLog);
         result.runOnce = own.runOnce.or(() -> runOnce);
         result.delegateTo = own.delegateTo.or(() -> delegateTo);
+        result.delegateFacts = own.delegateFacts.or(() -> delegateFacts);
         result.checkMode = own.checkMode.or(() -> checkMode);
         result.timeoutSeconds = own.timeoutSeconds.or(() -> timeoutSeconds);
         result.backgroundSeconds = own.backgroundSeconds;
@@ -73,7 +75,7 @@ final class Keywords {
     TaskKeywords freeze() {
         return new TaskKeywords(when, tags, vars, become, becomeUser, ignoreErrors.orElse(false), noLog.orElse(false),
                 runOnce.orElse(false), delegateTo.or(() -> local.orElse(false) ? Optional.of("localhost") : Optional.empty()),
-                checkMode, timeoutSeconds, backgroundSeconds, environment);
+                delegateFacts.orElse(false), checkMode, timeoutSeconds, backgroundSeconds, environment);
     }
 
     /** Reads one of {@link #NAMES} into {@code this}; false when the key is not one of them. */
@@ -89,6 +91,7 @@ final class Keywords {
             case "no_log" -> noLog = Optional.of(Values.bool(doc, v, "no_log"));
             case "run_once" -> runOnce = Optional.of(Values.bool(doc, v, "run_once"));
             case "delegate_to" -> delegateTo = Optional.of(Values.string(doc, v, "delegate_to"));
+            case "delegate_facts" -> delegateFacts = Optional.of(Values.bool(doc, v, "delegate_facts"));
             case "check_mode" -> checkMode = Optional.of(Values.bool(doc, v, "check_mode"));
             case "timeout" -> {
                 int seconds = Values.count(doc, v, "timeout");

@@ -18,6 +18,8 @@ import java.util.Set;
  *     {@code --check}, {@code true} plans it even in a normal run; empty follows the run
  * @param timeoutSeconds {@code timeout:}, the task's time limit on each host; empty follows
  *     {@code --task-timeout}
+ * @param delegateFacts {@code delegate_facts:}: the variables and facts the task sets go to the
+ *     {@code delegate_to} host instead of the task's host
  * @param backgroundSeconds {@code async:} with {@code poll: 0}: the task's commands start detached on the
  *     host, stopped after this many seconds, and the task does not wait for them
  * @param environment {@code environment:} layers, the outermost first: each a mapping of variable
@@ -34,6 +36,7 @@ public record TaskKeywords(
         boolean noLog,
         boolean runOnce,
         Optional<String> delegateTo,
+        boolean delegateFacts,
         Optional<Boolean> checkMode,
         Optional<Integer> timeoutSeconds,
         Optional<Integer> backgroundSeconds,
@@ -41,7 +44,7 @@ public record TaskKeywords(
 
     /** Nothing set: what a task outside any block with no keywords of its own sees. */
     public static final TaskKeywords NONE = new TaskKeywords(List.of(), Set.of(), Map.of(), Optional.empty(),
-            Optional.empty(), false, false, false, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+            Optional.empty(), false, false, false, Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty(), List.of());
 
     public TaskKeywords {
         when = List.copyOf(when);

@@ -47,7 +47,6 @@ final class TaskParser {
             Map.entry("any_errors_fatal", "set it on the play"),
             Map.entry("include", "use 'import_tasks:' or 'include_tasks:'"),
             Map.entry("import_playbook", "use it at the top level of a playbook, not among tasks"),
-            Map.entry("delegate_facts", "remove it"),
             Map.entry("with_nested", "use 'loop:' with an expression instead"),
             Map.entry("with_sequence", "use 'loop:' with an expression instead"),
             Map.entry("with_subelements", "use 'loop:' with an expression instead"),

@@ -55,4 +55,39 @@ class AnsibleFormsIT {
         assertTrue(r.output().contains("with_first_found found none of its files"), r.output());
         assertTrue(r.output().contains(dir.resolve("vars/gone.yml").toString()), r.output());
     }
+
+    @Test
+    void delegateFactsGiveTheVariablesToTheDelegateTheImplicitLocalhostIncluded() throws Exception {
+        Path inventory = dir.resolve("hosts");
+        Files.writeString(inventory, "alpha ansible_connection=local\nbeta ansible_connection=local\n");
+        Path playbook = dir.resolve("delegate.yml");
+        Files.writeString(playbook, """
+                - hosts: alpha
+                  gather_facts: false
+                  tasks:
+                    - set_fact:
+                        token: from-alpha
+                      delegate_to: beta
+                      delegate_facts: true
+                    - set_fact:
+                        secret_word: swordfish
+                      delegate_to: localhost
+                      delegate_facts: true
+                      run_once: true
+                    - assert:
+                        that: "!(token??)"
+                - hosts: beta
+                  gather_facts: false
+                  tasks:
+                    - assert:
+                        that:
+                          - token == "from-alpha"
+                          - hostvars["localhost"].secret_word == "swordfish"
+                """);
+        Provision.Result r = Provision.run("-i", inventory.toString(), playbook.toString());
+        assertEquals(0, r.exitCode(), r.output());
+        assertEquals(3, r.recap("alpha", "ok"), r.output());
+        assertEquals(1, r.recap("beta", "ok"), r.output());
+        assertEquals(java.util.Set.of("alpha", "beta"), r.recapHosts(), "localhost got variables, it did not play");
+    }
 }

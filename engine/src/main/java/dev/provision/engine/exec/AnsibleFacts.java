@@ -44,6 +44,7 @@ final class AnsibleFacts {
         copy(facts, a, "mounts", "mounts");
         copy(facts, a, "local", "local");
         copy(facts, a, "services", "services");
+        copy(facts, a, "packages", "packages");
         a.put("distribution", distribution(String.valueOf(facts.getOrDefault("distribution", ""))));
         // Ansible takes Debian's point release from /etc/debian_version (12.11), not os-release (12)
         Object debian = facts.get("debian_version");
@@ -61,7 +62,7 @@ final class AnsibleFacts {
         Map<String, Object> vars = new LinkedHashMap<>();
         for (String name : List.of("hostname", "fqdn", "kernel", "architecture", "processor_vcpus", "memtotal_mb", "pkg_mgr",
                 "service_mgr", "os_family", "distribution", "distribution_version", "distribution_major_version",
-                "all_ipv4_addresses", "default_ipv4", "system", "mounts", "local", "services")) {
+                "all_ipv4_addresses", "default_ipv4", "system", "mounts", "local", "services", "packages")) {
             if (ansibleFacts.containsKey(name)) {
                 vars.put("ansible_" + name, ansibleFacts.get(name));
             }

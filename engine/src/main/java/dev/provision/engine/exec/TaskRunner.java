@@ -139,6 +139,13 @@ final class TaskRunner {
                 return TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()).withItemLabel(label);
             }
         }
+        if (task.keywords().becomeMethod().isPresent()) {
+            Object method = play.templates.interpolate(task.keywords().becomeMethod().get(), vars, task.position());
+            if (!"sudo".equals(String.valueOf(method).strip())) {
+                return failure(host, task, positioned(task, "become_method '" + method + "' is not supported: become runs "
+                        + "through sudo")).withItemLabel(label);
+            }
+        }
         TaskModule module = modules.module(task.module()).orElseThrow();
         Params params;
         try {

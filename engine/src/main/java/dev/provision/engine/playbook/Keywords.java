@@ -33,6 +33,7 @@ final class Keywords {
     Optional<Boolean> checkMode = Optional.empty();
     Optional<Integer> timeoutSeconds = Optional.empty();
     Optional<Integer> backgroundSeconds = Optional.empty();
+    Optional<String> becomeMethod = Optional.empty();
     /** {@code connection: local}: the tasks run on the controller, as with {@code delegate_to: localhost} */
     Optional<Boolean> local = Optional.empty();
     final List<Object> environment = new ArrayList<>();
@@ -65,6 +66,7 @@ final class Keywords {
         result.checkMode = own.checkMode.or(() -> checkMode);
         result.timeoutSeconds = own.timeoutSeconds.or(() -> timeoutSeconds);
         result.backgroundSeconds = own.backgroundSeconds;
+        result.becomeMethod = own.becomeMethod.or(() -> becomeMethod);
         result.local = own.local.or(() -> local);
         result.environment.addAll(environment);
         result.environment.addAll(own.environment);
@@ -75,7 +77,7 @@ final class Keywords {
     TaskKeywords freeze() {
         return new TaskKeywords(when, tags, vars, become, becomeUser, ignoreErrors.orElse(false), noLog.orElse(false),
                 runOnce.orElse(false), delegateTo.or(() -> local.orElse(false) ? Optional.of("localhost") : Optional.empty()),
-                delegateFacts.orElse(false), checkMode, timeoutSeconds, backgroundSeconds, environment);
+                delegateFacts.orElse(false), checkMode, timeoutSeconds, becomeMethod, backgroundSeconds, environment);
     }
 
     /** Reads one of {@link #NAMES} into {@code this}; false when the key is not one of them. */
@@ -101,7 +103,7 @@ final class Keywords {
                 timeoutSeconds = Optional.of(seconds);
             }
             case "environment" -> environment.add(environment(doc, v));
-            case "become_method" -> becomeMethod(doc, v);
+            case "become_method" -> becomeMethod = becomeMethod(doc, v);
             case "connection" -> local = Optional.of(connectionIsLocal(doc, v));
             default -> {
                 return false;
@@ -125,13 +127,20 @@ final class Keywords {
         };
     }
 
-    /** Ansible's default, {@code sudo}, is what become is here; another method is refused where it is written. */
-    static void becomeMethod(YamlDocument doc, Node v) throws InvalidInputException {
+    /**
+     * Ansible's default, {@code sudo}, is what become is here; another method is refused where it is
+     * written. A templated one ({@code ${method}}) is kept, to be checked on each host when the task runs.
+     */
+    static Optional<String> becomeMethod(YamlDocument doc, Node v) throws InvalidInputException {
         String method = Values.string(doc, v, "become_method");
+        if (method.contains("${")) {
+            return Optional.of(method);
+        }
         if (!method.equals("sudo")) {
             throw doc.error(v, "become_method '" + YamlDocument.printable(method) + "' is not supported: become runs "
                     + "through sudo (write 'become_method: sudo' or leave it out)");
         }
+        return Optional.empty();
     }
 
     /**

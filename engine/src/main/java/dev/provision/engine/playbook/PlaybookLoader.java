@@ -54,8 +54,7 @@ public final class PlaybookLoader {
     /** Most used first: on a tie in edit distance the first is suggested ('taks' -> 'tasks'). */
     private static final List<String> PLAY_KEYWORDS = List.of("hosts", "tasks", "name", "vars", "roles", "handlers", "environment",
             "become", "become_user", "gather_facts", "pre_tasks", "post_tasks", "vars_files", "serial", "tags",
-            "max_fail_percentage", "any_errors_fatal", "strategy");
-    private static final Set<String> ROLE_ENTRY_KEYWORDS = Set.of("role", "name");
+            "max_fail_percentage", "any_errors_fatal", "strategy", "connection", "become_method");
     private static final Pattern PERCENT = Pattern.compile("\\d{1,3}%");
 
     private final ModuleCatalog catalog;
@@ -190,7 +189,7 @@ public final class PlaybookLoader {
                 case "post_tasks" -> postTasks = v;
                 case "handlers" -> handlers = v;
                 case "environment" -> playLevel.read(doc, e);
-                case "become_method" -> Keywords.becomeMethod(doc, v);
+                case "become_method", "connection" -> playLevel.read(doc, e);
                 case "strategy" -> strategy(doc, v);
                 default -> throw unknownPlayKeyword(doc, e);
             }
@@ -318,37 +317,8 @@ public final class PlaybookLoader {
         if (!(node instanceof SequenceNode seq)) {
             throw doc.error(node, "'roles' must be a list of role names, not " + YamlDocument.describe(node));
         }
-        for (Node item : seq.getValue()) {
-            Keywords own = new Keywords();
-            Map<String, Object> params = new LinkedHashMap<>();
-            Node nameNode;
-            if (item instanceof ScalarNode) {
-                nameNode = item;
-            } else if (item instanceof MappingNode m) {
-                nameNode = null;
-                for (YamlDocument.Entry e : doc.entries(m)) {
-                    if (ROLE_ENTRY_KEYWORDS.contains(e.key())) {
-                        if (nameNode != null) {
-                            throw doc.error(e.keyNode(), "a role entry names its role once; use 'role:' only");
-                        }
-                        nameNode = e.value();
-                    } else if (!TaskParser.common(doc, e, own)) {
-                        params.put(e.key(), doc.value(e.value()));
-                    }
-                }
-                if (nameNode == null) {
-                    throw doc.error(item, "role entry has no 'role:'; add 'role: NAME'");
-                }
-            } else {
-                throw doc.error(item, "a role entry must be a name or a mapping with 'role:', not " + YamlDocument.describe(item));
-            }
-            String name = Values.string(doc, nameNode, "role");
-            if (name.contains("${") || name.contains("{{")) {
-                throw doc.error(nameNode, "a templated role name is not supported; write a fixed name");
-            }
-            Path directory = TaskParser.parentOf(doc.file()).toAbsolutePath().normalize();
-            tasks.roles().load(new RoleLoader.Origin(doc, nameNode, directory, Optional.empty(), List.of()), name, own, params,
-                    playLevel, RoleLoader.FileNames.MAIN, into, handlersInto);
-        }
+        Path directory = TaskParser.parentOf(doc.file()).toAbsolutePath().normalize();
+        tasks.roles().newPlay();
+        tasks.roles().entries(doc, seq, directory, Optional.empty(), List.of(), playLevel, into, handlersInto);
     }
 }

@@ -45,12 +45,68 @@ final class RoleLoader {
         }
     }
 
+    private static final java.util.Set<String> ROLE_ENTRY_KEYWORDS = java.util.Set.of("role", "name");
+
     private final TaskParser tasks;
     private final List<Path> rolesPath;
+    /** The play's roles and their dependencies so far (directory, files and parameters): each runs once. */
+    private final java.util.Set<String> playRoles = new java.util.HashSet<>();
 
     RoleLoader(TaskParser tasks, List<Path> rolesPath) {
         this.tasks = requireNonNull(tasks, "tasks cannot be null");
         this.rolesPath = List.copyOf(rolesPath);
+    }
+
+    /** A new play: its {@code roles:} and their dependencies are counted afresh. */
+    void newPlay() {
+        playRoles.clear();
+    }
+
+    /**
+     * A list of role entries: a play's {@code roles:} or a role's {@code meta/main.yml}
+     * {@code dependencies:}. Each is a name or a mapping with {@code role:} (or {@code name:}), keywords
+     * ({@code when}, {@code tags}, {@code vars}, ...) and role parameters. As in Ansible, a role (with the
+     * same parameters) that the play already has runs once, unless its meta says
+     * {@code allow_duplicates: true}.
+     */
+    void entries(YamlDocument doc, SequenceNode seq, Path playbookDirectory, Optional<Path> askingRole, List<Path> chain,
+                 Keywords inherited, List<TaskNode> into, List<Task> handlersInto) throws InvalidInputException {
+        for (Node item : seq.getValue()) {
+            Keywords own = new Keywords();
+            Map<String, Object> params = new LinkedHashMap<>();
+            Node nameNode;
+            if (item instanceof org.yaml.snakeyaml.nodes.ScalarNode) {
+                nameNode = item;
+            } else if (item instanceof MappingNode m) {
+                nameNode = null;
+                for (YamlDocument.Entry e : doc.entries(m)) {
+                    if (ROLE_ENTRY_KEYWORDS.contains(e.key())) {
+                        if (nameNode != null) {
+                            throw doc.error(e.keyNode(), "a role entry names its role once; use 'role:' only");
+                        }
+                        nameNode = e.value();
+                    } else if (!TaskParser.common(doc, e, own)) {
+                        params.put(e.key(), doc.value(e.value()));
+                    }
+                }
+                if (nameNode == null) {
+                    throw doc.error(item, "role entry has no 'role:'; add 'role: NAME'");
+                }
+            } else {
+                throw doc.error(item, "a role entry must be a name or a mapping with 'role:', not " + YamlDocument.describe(item));
+            }
+            String name = Values.string(doc, nameNode, "role");
+            if (name.contains("${") || name.contains("{{")) {
+                throw doc.error(nameNode, "a templated role name is not supported; write a fixed name");
+            }
+            load(new Origin(doc, nameNode, playbookDirectory, askingRole, chain), name, own, params, inherited,
+                    FileNames.MAIN, into, handlersInto, true);
+        }
+    }
+
+    void load(Origin origin, String name, Keywords entry, Map<String, Object> params, Keywords inherited, FileNames files,
+              List<TaskNode> into, List<Task> handlersInto) throws InvalidInputException {
+        load(origin, name, entry, params, inherited, files, into, handlersInto, false);
     }
 
     /**
@@ -60,8 +116,9 @@ final class RoleLoader {
      * @param params role parameters (keys of a {@code roles:} entry that are not keywords)
      * @param inherited what the entry itself inherits (the play's, or the enclosing blocks')
      */
-    void load(Origin origin, String name, Keywords entry, Map<String, Object> params, Keywords inherited, FileNames files,
-              List<TaskNode> into, List<Task> handlersInto) throws InvalidInputException {
+    private void load(Origin origin, String name, Keywords entry, Map<String, Object> params, Keywords inherited,
+                      FileNames files, List<TaskNode> into, List<Task> handlersInto, boolean onceInPlay)
+            throws InvalidInputException {
         YamlDocument doc = origin.doc();
         Path relative = roleName(doc, origin.at(), name);
         LinkedHashSet<Path> candidates = new LinkedHashSet<>();
@@ -80,7 +137,15 @@ final class RoleLoader {
             List<String> looked = candidates.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList();
             throw doc.error(origin.at(), "role '" + name + "' not found; looked in " + String.join(", ", looked));
         }
-        rejectDependencies(roleDir, name);
+        Optional<Path> metaFile = file(roleDir.resolve("meta"), "main");
+        Optional<YamlDocument> meta = metaFile.isPresent() ? Optional.of(YamlDocument.read(metaFile.get(), "role meta")) : Optional.empty();
+        if (onceInPlay) {
+            String key = roleDir.toAbsolutePath().normalize() + " " + files + " " + new java.util.TreeMap<>(entry.vars) + " "
+                    + new java.util.TreeMap<>(params);
+            if (!playRoles.add(key) && !metaFlag(meta, "allow_duplicates")) {
+                return; // the play has it already (Ansible runs a role once per play)
+            }
+        }
         Map<String, Object> defaults = optionalMapping(doc, origin.at(), roleDir.resolve("defaults"), files.defaults(),
                 !files.defaults().equals("main"));
         Map<String, Object> roleVars = optionalMapping(doc, origin.at(), roleDir.resolve("vars"), files.vars(),
@@ -92,6 +157,19 @@ final class RoleLoader {
         Keywords pushed = new Keywords().inherit(entry);
         pushed.vars.clear();
         Keywords below = inherited.inherit(pushed);
+        Optional<SequenceNode> dependencies = dependencies(meta);
+        if (dependencies.isPresent()) {
+            Path metaPath = metaFile.orElseThrow().toAbsolutePath().normalize();
+            if (origin.chain().contains(metaPath)) {
+                throw doc.error(origin.at(), "role dependency cycle: role '" + name + "' depends on itself through "
+                        + metaPath);
+            }
+            List<Path> chain = new ArrayList<>(origin.chain());
+            chain.add(metaPath);
+            // the role entry's keywords (when, tags, become, ...) apply to what it depends on too
+            entries(meta.orElseThrow(), dependencies.get(), origin.playbookDirectory(), Optional.of(roleDir), chain, below,
+                    into, handlersInto);
+        }
         Optional<Path> tasksFile = file(roleDir.resolve("tasks"), files.tasks());
         if (tasksFile.isEmpty() && !files.tasks().equals("main")) {
             throw doc.error(origin.at(), "role '" + name + "' has no tasks file '" + files.tasks() + "' (looked for "
@@ -145,20 +223,31 @@ final class RoleLoader {
         return handlers ? tasks.handlers(source, root, inherited) : tasks.tasks(source, root, inherited, "tasks");
     }
 
-    private static void rejectDependencies(Path roleDir, String name) throws InvalidInputException {
-        Optional<Path> meta = file(roleDir.resolve("meta"), "main");
-        if (meta.isEmpty()) {
-            return;
-        }
-        YamlDocument doc = YamlDocument.read(meta.get(), "role meta");
-        if (doc.root().isPresent() && doc.root().get() instanceof MappingNode m) {
-            for (YamlDocument.Entry e : doc.entries(m)) {
-                if (e.key().equals("dependencies") && e.value() instanceof SequenceNode s && !s.getValue().isEmpty()) {
-                    throw doc.error(e.keyNode(), "role dependencies are not supported yet; list the roles that '" + name
-                            + "' needs before it under the play's 'roles:'");
+    private static Optional<SequenceNode> dependencies(Optional<YamlDocument> meta) throws InvalidInputException {
+        if (meta.isPresent() && meta.get().root().isPresent() && meta.get().root().get() instanceof MappingNode m) {
+            for (YamlDocument.Entry e : meta.get().entries(m)) {
+                if (e.key().equals("dependencies")) {
+                    if (e.value() instanceof SequenceNode s) {
+                        return s.getValue().isEmpty() ? Optional.empty() : Optional.of(s);
+                    }
+                    if (!YamlDocument.isNull(e.value())) {
+                        throw meta.get().error(e.value(), "'dependencies' must be a list of roles, not " + YamlDocument.describe(e.value()));
+                    }
                 }
             }
         }
+        return Optional.empty();
+    }
+
+    private static boolean metaFlag(Optional<YamlDocument> meta, String key) throws InvalidInputException {
+        if (meta.isPresent() && meta.get().root().isPresent() && meta.get().root().get() instanceof MappingNode m) {
+            for (YamlDocument.Entry e : meta.get().entries(m)) {
+                if (e.key().equals(key)) {
+                    return Values.bool(meta.get(), e.value(), key);
+                }
+            }
+        }
+        return false;
     }
 
     private static Map<String, Object> optionalMapping(YamlDocument origin, Node at, Path dir, String name, boolean required)

@@ -20,6 +20,8 @@ import java.util.Set;
  *     {@code --task-timeout}
  * @param delegateFacts {@code delegate_facts:}: the variables and facts the task sets go to the
  *     {@code delegate_to} host instead of the task's host
+ * @param becomeMethod a templated {@code become_method:} ({@code ${method}}), to be {@code sudo} on each
+ *     host when the task runs; empty when written as {@code sudo} or not at all
  * @param backgroundSeconds {@code async:} with {@code poll: 0}: the task's commands start detached on the
  *     host, stopped after this many seconds, and the task does not wait for them
  * @param environment {@code environment:} layers, the outermost first: each a mapping of variable
@@ -39,12 +41,13 @@ public record TaskKeywords(
         boolean delegateFacts,
         Optional<Boolean> checkMode,
         Optional<Integer> timeoutSeconds,
+        Optional<String> becomeMethod,
         Optional<Integer> backgroundSeconds,
         List<Object> environment) {
 
     /** Nothing set: what a task outside any block with no keywords of its own sees. */
     public static final TaskKeywords NONE = new TaskKeywords(List.of(), Set.of(), Map.of(), Optional.empty(),
-            Optional.empty(), false, false, false, Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+            Optional.empty(), false, false, false, Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of());
 
     public TaskKeywords {
         when = List.copyOf(when);
@@ -55,6 +58,7 @@ public record TaskKeywords(
         requireNonNull(delegateTo, "delegateTo cannot be null");
         requireNonNull(checkMode, "checkMode cannot be null");
         requireNonNull(timeoutSeconds, "timeoutSeconds cannot be null");
+        requireNonNull(becomeMethod, "becomeMethod cannot be null");
         requireNonNull(backgroundSeconds, "backgroundSeconds cannot be null");
         environment = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(environment));
     }

@@ -511,13 +511,41 @@ class PlaybookLoaderTest {
     }
 
     @Test
-    void rejectsRoleDependencies() throws Exception {
-        write("roles/app/meta/main.yml", "dependencies: [common]\n");
+    void runsRoleDependenciesFirstOncePerPlayWithTheEntrysKeywords() throws Exception {
+        write("roles/facts/tasks/main.yml", "- debug: {msg: facts}\n");
+        write("roles/rsyslog/tasks/main.yml", "- debug: {msg: rsyslog}\n");
+        write("roles/nhc/meta/main.yml", "dependencies:\n  - role: facts\n");
+        write("roles/nhc/tasks/main.yml", "- debug: {msg: nhc}\n");
+        write("roles/slurm/meta/main.yml", "dependencies:\n  - facts\n  - role: rsyslog\n    tags: [logs]\n");
+        write("roles/slurm/tasks/main.yml", "- debug: {msg: slurm}\n");
+        Playbook playbook = load("""
+                - hosts: all
+                  roles:
+                    - role: nhc
+                      when: gpus > 0
+                    - slurm
+                - hosts: all
+                  roles: [nhc]
+                """);
+        List<TaskNode> first = playbook.plays().getFirst().tasks();
+        assertEquals(List.of("facts", "nhc", "rsyslog", "slurm"),
+                first.stream().map(t -> String.valueOf(((Task) t).args().get("msg"))).toList(), "facts once in the play");
+        assertEquals("gpus > 0", ((Task) first.get(0)).when().getFirst().text(), "the entry's condition reaches its dependency");
+        assertTrue(((Task) first.get(2)).tags().contains("logs"));
+        assertEquals(2, playbook.plays().get(1).tasks().size(), "each play counts afresh");
+    }
+
+    @Test
+    void aRoleDependencyCycleIsNamed() throws Exception {
+        write("roles/a/meta/main.yml", "allow_duplicates: true\ndependencies: [b]\n");
+        write("roles/b/meta/main.yml", "allow_duplicates: true\ndependencies: [a]\n");
+        write("roles/a/meta/../tasks/main.yml", "- debug: {msg: a}\n");
+        write("roles/b/tasks/main.yml", "- debug: {msg: b}\n");
         InvalidInputException error = assertThrows(InvalidInputException.class, () -> load("""
                 - hosts: all
-                  roles: [app]
+                  roles: [a, a]
                 """));
-        assertTrue(error.getMessage().contains("role dependencies are not supported yet"), error.getMessage());
+        assertTrue(error.getMessage().contains("role dependency cycle"), error.getMessage());
     }
 
     @Test

@@ -264,6 +264,8 @@ public final class FakeHost implements HostView {
             }
             case Command.Shell shell -> {
             }
+            case Command.AwaitReboot reboot -> {
+            }
         }
     }
 

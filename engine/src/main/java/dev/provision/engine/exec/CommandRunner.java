@@ -72,9 +72,33 @@ final class CommandRunner {
             case Command.CopyFile f -> check(c, assign("src", f.source()) + assign("target", f.path())
                     + assign("mode", f.attributes().mode().orElse("")) + assign("owner", f.attributes().owner().orElse(""))
                     + assign("group", f.attributes().group().orElse("")) + COPY_SCRIPT, "copy " + f.source() + " to " + f.path());
+            case Command.ControllerFile f -> writeOnController(f);
             case Command.AwaitReboot r -> throw new IllegalStateException("a reboot is awaited by the engine (HostReturn), not run on a connection");
         }
         return Optional.empty();
+    }
+
+    /** Temp file beside the target, then a rename: a reader never sees half a fetched file. */
+    private static void writeOnController(Command.ControllerFile f) throws CommandFailedException {
+        java.nio.file.Path target = java.nio.file.Path.of(f.path());
+        java.nio.file.Path temp = null;
+        try {
+            java.nio.file.Path dir = target.toAbsolutePath().getParent();
+            java.nio.file.Files.createDirectories(dir);
+            temp = java.nio.file.Files.createTempFile(dir, ".provision-", ".tmp");
+            java.nio.file.Files.write(temp, f.content());
+            java.nio.file.Files.move(temp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (java.io.IOException | RuntimeException e) {
+            if (temp != null) {
+                try {
+                    java.nio.file.Files.deleteIfExists(temp);
+                } catch (java.io.IOException ignored) {
+                    // the write failed already; that is the error to report
+                }
+            }
+            throw new CommandFailedException("cannot write " + f.path() + " on the controller: " + e.getMessage());
+        }
     }
 
     private static String attributes(String path, Command.Attributes a) {

@@ -90,6 +90,7 @@ final class Forecast {
             case Command.Exec e -> { }
             case Command.Shell s -> { }
             case Command.AwaitReboot r -> { }
+            case Command.ControllerFile f -> { }
         }
     }
 

@@ -392,6 +392,10 @@ public final class SavedPlan {
                 n.put("source", f.source());
                 attributes(n, f.attributes());
             }
+            case Command.ControllerFile f -> {
+                n.put("controller_file", f.path());
+                content(n, "content", f.content(), secret, salt);
+            }
             case Command.AwaitReboot r -> {
                 r.bootIdProbe().forEach(n.putArray("await_reboot")::add);
                 n.put("boot_id_before", r.bootIdBefore());
@@ -491,6 +495,11 @@ public final class SavedPlan {
                         field(md, f.source());
                         field(md, f.path());
                         field(md, f.attributes().toString());
+                    }
+                    case Command.ControllerFile f -> {
+                        field(md, "controller_file");
+                        field(md, f.path());
+                        field(md, f.content());
                     }
                     case Command.AwaitReboot r -> {
                         field(md, "await_reboot");

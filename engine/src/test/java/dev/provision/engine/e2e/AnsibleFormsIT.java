@@ -32,6 +32,9 @@ class AnsibleFormsIT {
         assertTrue(first.output().contains("skipping: [localhost]"), "a first_found with nothing found and skip set runs nothing:\n"
                 + first.output());
         assertTrue(first.output().contains("gathered 1 fact (local)"), first.output());
+        assertEquals("8 GPUs; vars from debian.yml\n", Files.readString(dir.resolve("fetched/localhost" + dir.resolve("note.txt"))),
+                "fetch keeps the host's path under DEST/HOST");
+        assertEquals("8 GPUs; vars from debian.yml\n", Files.readString(dir.resolve("fetched-note.txt")), "flat");
 
         Provision.Result second = Provision.run(PLAYBOOK, "-e", "dir=" + dir);
         assertEquals(0, second.exitCode(), second.output());

@@ -54,6 +54,22 @@ public sealed interface Command {
         }
     }
 
+    /**
+     * Writes a whole file on the controller (not the host), atomically: what {@code fetch} brought
+     * back. The engine creates missing parent directories.
+     */
+    record ControllerFile(String path, byte[] content) implements Command {
+        public ControllerFile {
+            requireNonNull(path, "path cannot be null");
+            content = content.clone();
+        }
+
+        @Override
+        public byte[] content() {
+            return content.clone();
+        }
+    }
+
     /** Runs a user-written shell script with {@code /bin/sh -c} (the {@code shell} module only). */
     record Shell(String script) implements Command {
         public Shell {

@@ -100,6 +100,7 @@ public sealed interface Expect {
             case Command.CopyFile f -> "cp " + f.source() + " " + f.path() + " " + attrs(f.attributes());
             case Command.Exec e -> "exec " + e.argv() + (e.stdin().length == 0 ? "" : " stdin=" + quoted(e.stdin()));
             case Command.Shell s -> "shell " + quoted(s.script().getBytes(StandardCharsets.UTF_8));
+            case Command.ControllerFile f -> "controller file " + f.path() + " " + quoted(f.content());
             case Command.AwaitReboot r -> "await reboot " + r.bootIdProbe() + " from " + r.bootIdBefore() + " within " + r.timeoutSeconds() + " s";
         };
     }

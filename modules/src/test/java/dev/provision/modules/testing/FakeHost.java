@@ -266,6 +266,8 @@ public final class FakeHost implements HostView {
             }
             case Command.AwaitReboot reboot -> {
             }
+            case Command.ControllerFile file -> {
+            }
         }
     }
 

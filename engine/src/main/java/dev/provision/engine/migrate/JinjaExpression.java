@@ -192,6 +192,9 @@ final class JinjaExpression {
                 String result = switch (test) {
                     case "defined" -> (negated ? "!" : "") + x + "??";
                     case "undefined" -> (negated ? "" : "!") + x + "??";
+                    // Jinja2's true/false tests: the boolean itself, never a truthy string or number
+                    case "true", "false" -> (negated ? "!" : "") + "(" + x + "?? && " + x + "?is_boolean && "
+                            + (test.equals("true") ? "" : "!") + x + ")";
                     default -> {
                         String form = RESULT_TESTS.get(test);
                         if (form == null) {

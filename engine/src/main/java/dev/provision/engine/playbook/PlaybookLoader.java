@@ -114,9 +114,12 @@ public final class PlaybookLoader {
     private List<Play> importPlaybook(YamlDocument doc, List<YamlDocument.Entry> entries, YamlDocument.Entry imported,
                                       List<Path> chain) throws InvalidInputException {
         Set<String> tags = new LinkedHashSet<>();
+        List<Expression> when = new ArrayList<>();
         for (YamlDocument.Entry e : entries) {
             if (e.key().equals("tags")) {
                 tags.addAll(Values.tags(doc, e.value())); // Ansible: every task of the imported plays gets them
+            } else if (e.key().equals("when")) {
+                when.addAll(Values.conditions(doc, e.value(), "when")); // likewise: a condition on each task
             } else if (e != imported && !e.key().equals("name")) {
                 throw doc.error(e.keyNode(), "'" + e.key() + "' is not supported on 'import_playbook'; "
                         + "set it inside the imported playbook");
@@ -139,17 +142,23 @@ public final class PlaybookLoader {
         List<Path> longer = new ArrayList<>(chain);
         longer.add(absolute);
         Set<String> outer = importTags;
+        List<Expression> outerWhen = importWhen;
         importTags = new LinkedHashSet<>(outer);
         importTags.addAll(tags);
+        importWhen = new ArrayList<>(outerWhen);
+        importWhen.addAll(when);
         try {
             return plays(found, longer);
         } finally {
             importTags = outer;
+            importWhen = outerWhen;
         }
     }
 
     /** The tags of the {@code import_playbook} entries the plays being read sit under. */
     private Set<String> importTags = new LinkedHashSet<>();
+    /** Their conditions: every task of the imported plays has them, the outermost first. */
+    private List<Expression> importWhen = new ArrayList<>();
 
     private Play play(YamlDocument doc, MappingNode mapping, List<YamlDocument.Entry> entries) throws InvalidInputException {
         String name = "";
@@ -199,6 +208,7 @@ public final class PlaybookLoader {
                     + " has no 'hosts'; add 'hosts: all' or a group name");
         }
         playLevel.tags.addAll(importTags);
+        playLevel.when.addAll(importWhen);
         playLevel.tags.addAll(tags);
         Path directory = doc.file().toAbsolutePath().normalize().getParent();
         List<Task> allHandlers = new ArrayList<>();

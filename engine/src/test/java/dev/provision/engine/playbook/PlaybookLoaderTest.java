@@ -592,6 +592,28 @@ class PlaybookLoaderTest {
     }
 
     @Test
+    void conditionsAndTagsOnImportPlaybookReachEveryImportedTaskOuterFirst() throws Exception {
+        write("more/inner.yml", """
+                - hosts: gpu
+                  tasks:
+                    - debug: {msg: inner}
+                      when: gpus > 0
+                """);
+        write("more/outer.yml", """
+                - import_playbook: inner.yml
+                  when: slurm_enabled
+                """);
+        Playbook playbook = load("""
+                - import_playbook: more/outer.yml
+                  when: deploy | default(true)
+                  tags: [slurm]
+                """);
+        Task t = task(playbook.plays().getFirst().tasks(), 0);
+        assertEquals(List.of("deploy | default(true)", "slurm_enabled", "gpus > 0"), t.when().stream().map(Expression::text).toList());
+        assertEquals(Set.of("slurm"), t.tags());
+    }
+
+    @Test
     void rejectsBlocksInHandlers() {
         InvalidInputException error = assertThrows(InvalidInputException.class, () -> load("""
                 - hosts: all

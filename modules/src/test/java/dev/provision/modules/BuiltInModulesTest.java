@@ -22,7 +22,8 @@ class BuiltInModulesTest {
                 "systemd", "systemd_service", "mount", "user", "group", "stat", "hosts",
                 "authorized_key", "ssh_known_hosts", "image",
                 "gpu", "cuda_stack", "nccl_bandwidth", "collective", "ib", "clock", "limits_check", "storage", "image_consistency", "ssh_mesh",
-                "gpu_fabric", "rdma", "checkpoint_storage", "toolchain", "include_vars", "hostname", "raw", "modprobe", "gpu_acceptance"), names);
+                "gpu_fabric", "rdma", "checkpoint_storage", "toolchain", "include_vars", "hostname", "raw", "modprobe", "gpu_acceptance",
+                "get_url", "unarchive"), names);
     }
 
     @Test

@@ -125,9 +125,13 @@ public final class GetUrlModule implements TaskModule {
                 """;
     }
 
+    /**
+     * Not host-local: the URL may be served by another host of the inventory (a head node's web
+     * server, an NFS path behind {@code file://}) that an earlier task of this play fills.
+     */
     @Override
     public boolean isHostLocal() {
-        return true;
+        return false;
     }
 
     @Override

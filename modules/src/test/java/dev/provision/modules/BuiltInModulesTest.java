@@ -23,7 +23,8 @@ class BuiltInModulesTest {
                 "authorized_key", "ssh_known_hosts", "image",
                 "gpu", "cuda_stack", "nccl_bandwidth", "collective", "ib", "clock", "limits_check", "storage", "image_consistency", "ssh_mesh",
                 "gpu_fabric", "rdma", "checkpoint_storage", "toolchain", "include_vars", "hostname", "raw", "modprobe", "gpu_acceptance",
-                "setup", "service_facts", "package_facts", "find", "fetch", "git", "reboot", "wait_for_connection"), names);
+                "setup", "service_facts", "package_facts", "find", "fetch", "git", "reboot", "wait_for_connection",
+                "get_url", "unarchive"), names);
     }
 
     @Test

@@ -72,7 +72,8 @@ public final class AptRepositoryModule implements TaskModule {
                     ('deb [arch=amd64] https://download.docker.com/linux/ubuntu focal stable'
                      -> download_docker_com_linux_ubuntu.list)
                   mode: of the list the line is added to (default: a new file gets 0644)
-                  update_cache (default true): when a list changed, 'apt-get update' runs next
+                  update_cache (default true): when a list changed, 'apt-get update' runs next;
+                    update_cache_retries N is apt's own -o Acquire::Retries=N (retry_max_delay: unused)
                 A list that changes is rewritten as Ansible writes it ('#comment' becomes '# comment').
                 Not supported: ppa:OWNER/NAME (write the deb line with signed-by= and fetch the key first).
                 codename, validate_certs and install_python_apt only matter to Ansible for PPAs or its

@@ -13,6 +13,8 @@ import java.util.Optional;
  * {@code until}, and when the connection changes ({@code delegate_to} an item's host).
  */
 final class HostReads {
+    /** The exchanges the task has had with the host (all items), for the report's {@code round_trips}. */
+    final java.util.concurrent.atomic.AtomicInteger exchanges = new java.util.concurrent.atomic.AtomicInteger();
     private Connection source;
     private final Map<String, Optional<FileStat>> stats = new HashMap<>();
     private final Map<String, byte[]> contents = new HashMap<>();
@@ -25,6 +27,9 @@ final class HostReads {
         }
         if (connection instanceof dev.provision.engine.connection.EnvironmentConnection withVariables) {
             connection = withVariables.wrapped();
+        }
+        if (connection instanceof dev.provision.engine.connection.CountingConnection counted) {
+            connection = counted.wrapped();
         }
         if (source != connection) {
             forget();

@@ -3,6 +3,7 @@ package dev.provision.engine.exec;
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.CountingConnection;
 import dev.provision.engine.connection.EnvironmentConnection;
 import dev.provision.engine.connection.TimeLimitedConnection;
 import dev.provision.engine.connection.UnreachableException;
@@ -55,16 +56,17 @@ final class TaskRunner {
     TaskResult run(Task task, HostState host, boolean handler, TaskStep step) {
         long started = System.nanoTime();
         TaskResult r;
+        HostReads reads = new HostReads();
         try {
-            r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler, step)
-                    : runItem(task, host, Map.of(), "", handler, new HostReads(), step, 0);
+            r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler, step, reads)
+                    : runItem(task, host, Map.of(), "", handler, reads, step, 0);
         } catch (TemplateException e) {
             r = failure(host, task, e.getMessage());
         } catch (UnreachableException e) {
             r = TaskResult.simple(host.name(), TaskStatus.UNREACHABLE, e.getMessage());
         }
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        r = r.withDuration(took);
+        r = r.withDuration(took).withRoundTrips(reads.exchanges.get());
         if (r.status() == TaskStatus.FAILED && task.ignoreErrors()) {
             r = r.withStatus(TaskStatus.IGNORED);
         }
@@ -78,7 +80,7 @@ final class TaskRunner {
         return r;
     }
 
-    private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler, TaskStep step)
+    private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler, TaskStep step, HostReads reads)
             throws TemplateException, UnreachableException {
         Map<String, Object> vars = play.varsFor(task, host, Map.of());
         Object evaluated = loop.items() instanceof String s ? play.templates.evaluate(stripBraces(s), vars, loop.position())
@@ -91,7 +93,6 @@ final class TaskRunner {
         }
         List<TaskResult> results = new ArrayList<>();
         List<Object> registered = new ArrayList<>();
-        HostReads reads = new HostReads();
         for (int index = 0; index < list.size(); index++) {
             Object item = list.get(index);
             Map<String, Object> itemVars = Map.of(loop.loopVar(), item);
@@ -157,7 +158,7 @@ final class TaskRunner {
         if (module instanceof ConnectionWait wait) {
             return awaitConnection(task, host, wait, params, label);
         }
-        Connection connection = taskConnection(task, host, vars);
+        Connection connection = taskConnection(task, host, vars, reads);
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
         TaskResult result = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {
@@ -244,7 +245,7 @@ final class TaskRunner {
                     }
                     HostReturn.awaitReboot(connections, host, reboot);
                     try {
-                        return taskConnection(task, host, vars);
+                        return taskConnection(task, host, vars, reads);
                     } catch (TemplateException e) {
                         throw new CommandRunner.CommandFailedException(e.getMessage());
                     }
@@ -338,10 +339,12 @@ final class TaskRunner {
     }
 
     /** The connection a task's commands run on: the host's (or delegate's), become, {@code environment:}, time limit. */
-    private Connection taskConnection(Task task, HostState host, Map<String, Object> vars) throws TemplateException, UnreachableException {
+    private Connection taskConnection(Task task, HostState host, Map<String, Object> vars, HostReads reads)
+            throws TemplateException, UnreachableException {
         // Ansible's timeout: each item of a loop (with its until retries) gets the task's time limit.
         return TimeLimitedConnection.of(
-                EnvironmentConnection.of(connections.forTask(task, play.play, host), environment(task, vars)),
+                EnvironmentConnection.of(CountingConnection.of(connections.forTask(task, play.play, host), reads.exchanges),
+                        environment(task, vars)),
                 task.timeoutSeconds().map(Duration::ofSeconds).orElse(play.options.taskTimeout()),
                 task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + play.options.taskTimeout().toSeconds()));
     }

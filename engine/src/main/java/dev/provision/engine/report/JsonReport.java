@@ -170,6 +170,9 @@ public final class JsonReport implements RunListener {
             m.put("output", r.output());
         }
         m.put("duration_ms", r.duration().toMillis());
+        if (r.items().isEmpty() || r.itemLabel().isEmpty()) {
+            m.put("round_trips", r.roundTrips());
+        }
         if (!r.items().isEmpty()) {
             m.put("items", r.items().stream().map(JsonReport::describe).toList());
         }

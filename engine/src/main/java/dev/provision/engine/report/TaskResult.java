@@ -18,10 +18,12 @@ import java.util.Map;
  * @param conditional true when the forecast depends on an earlier change of this run (a handler)
  * @param hidden {@code no_log}: diffs, messages and values must not be shown or written
  * @param output extra values the module returned ({@code debug}'s msg, a command's rc/stdout)
+ * @param duration how long the task took on this host
+ * @param roundTrips the exchanges with the host it took (commands run, files written or read)
  */
 public record TaskResult(String host, TaskStatus status, List<Change> changes, String message,
                          List<TaskResult> items, String itemLabel, boolean forecast, boolean conditional,
-                         boolean hidden, Map<String, Object> output, Duration duration) {
+                         boolean hidden, Map<String, Object> output, Duration duration, int roundTrips) {
     public TaskResult {
         requireNonNull(host, "host cannot be null");
         requireNonNull(status, "status cannot be null");
@@ -54,6 +56,7 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
         b.hidden = hidden;
         b.output = output;
         b.duration = duration;
+        b.roundTrips = roundTrips;
         return b;
     }
 
@@ -73,6 +76,10 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
         return toBuilder().duration(took).build();
     }
 
+    public TaskResult withRoundTrips(int count) {
+        return toBuilder().roundTrips(count).build();
+    }
+
     /** Builds a {@link TaskResult} by name, so that no two adjacent booleans can be swapped unseen. */
     public static final class Builder {
         private final String host;
@@ -86,6 +93,7 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
         private boolean hidden;
         private Map<String, Object> output = Map.of();
         private Duration duration = Duration.ZERO;
+        private int roundTrips;
 
         private Builder(String host, TaskStatus status) {
             this.host = host;
@@ -145,9 +153,14 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
             return this;
         }
 
+        public Builder roundTrips(int value) {
+            this.roundTrips = value;
+            return this;
+        }
+
         public TaskResult build() {
             return new TaskResult(host, status, changes, message, items, itemLabel, forecast, conditional, hidden, output,
-                    duration);
+                    duration, roundTrips);
         }
     }
 }

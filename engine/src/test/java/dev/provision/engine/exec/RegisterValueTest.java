@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class RegisterValueTest {
     private static TaskResult result(TaskStatus status, Map<String, Object> output, boolean forecast) {
         return new TaskResult("n1", status, List.of(Change.of("run: x", new Command.Shell("x"))), "why", List.of(), "",
-                forecast, false, false, output, Duration.ZERO);
+                forecast, false, false, output, Duration.ZERO, 0);
     }
 
     @Test

@@ -34,7 +34,7 @@ class HumanOutputTest {
     }
 
     private static TaskResult result(TaskStatus status, List<Change> changes, String message, boolean forecast, boolean hidden) {
-        return new TaskResult("node1", status, changes, message, List.of(), "", forecast, false, hidden, Map.of(), Duration.ZERO);
+        return new TaskResult("node1", status, changes, message, List.of(), "", forecast, false, hidden, Map.of(), Duration.ZERO, 0);
     }
 
     @Test
@@ -130,8 +130,8 @@ class HumanOutputTest {
     @Test
     void noLogHidesLoopItems() {
         TaskResult item = new TaskResult("node1", TaskStatus.CHANGED, List.of(Change.of("run: echo " + SECRET, new Command.Shell("echo " + SECRET))),
-                "", List.of(), SECRET, false, false, true, Map.of(), Duration.ZERO);
-        TaskResult whole = new TaskResult("node1", TaskStatus.CHANGED, item.changes(), "", List.of(item), "", false, false, true, Map.of(), Duration.ZERO);
+                "", List.of(), SECRET, false, false, true, Map.of(), Duration.ZERO, 0);
+        TaskResult whole = new TaskResult("node1", TaskStatus.CHANGED, item.changes(), "", List.of(item), "", false, false, true, Map.of(), Duration.ZERO, 0);
         output(false, true, 1).hostResult(whole);
         assertFalse(text().contains(SECRET), text());
         assertTrue(text().contains("(item=hidden by no_log)"), text());

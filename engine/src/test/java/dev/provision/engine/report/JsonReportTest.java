@@ -49,7 +49,7 @@ class JsonReportTest {
     @Test
     void writesPlaysTasksResultsWithChangesDiffsDurationAndStats() throws Exception {
         TaskResult r = new TaskResult("node1", TaskStatus.CHANGED, List.of(fileChange("/etc/motd", "hi\n")), "", List.of(), "",
-                false, false, false, Map.of("rc", 0), Duration.ofMillis(42));
+                false, false, false, Map.of("rc", 0), Duration.ofMillis(42), 0);
         JsonNode doc = write(r);
         JsonNode task = doc.path("plays").path(0).path("tasks").path(0);
         assertEquals("a task", task.path("name").asText());
@@ -68,9 +68,9 @@ class JsonReportTest {
     void noLogRedactsMessageSummaryDiffsOutputAndItems() throws Exception {
         Change command = Change.of("run: echo " + SECRET, new Command.Shell("echo " + SECRET));
         TaskResult item = new TaskResult("node1", TaskStatus.CHANGED, List.of(command), "", List.of(), SECRET,
-                false, false, true, Map.of("stdout", SECRET), Duration.ZERO);
+                false, false, true, Map.of("stdout", SECRET), Duration.ZERO, 0);
         TaskResult r = new TaskResult("node1", TaskStatus.FAILED, List.of(command, fileChange("/etc/pw", SECRET)), "stderr: " + SECRET,
-                List.of(item), "", false, false, true, Map.of("stdout", SECRET), Duration.ZERO);
+                List.of(item), "", false, false, true, Map.of("stdout", SECRET), Duration.ZERO, 0);
         JsonNode result = write(r).path("plays").path(0).path("tasks").path(0).path("results").path(0);
         assertEquals("failed", result.path("status").asText(), "the status stays visible");
         assertEquals(2, result.path("changes").size(), "the number of changes stays visible");
@@ -79,7 +79,7 @@ class JsonReportTest {
     @Test
     void sensitiveDiffIsRedactedEvenWithoutNoLog() throws Exception {
         TaskResult r = new TaskResult("node1", TaskStatus.CHANGED, List.of(fileChange("/etc/key", SECRET).asSensitive()), "", List.of(), "",
-                false, false, false, Map.of(), Duration.ZERO);
+                false, false, false, Map.of(), Duration.ZERO, 0);
         JsonNode diff = write(r).path("plays").path(0).path("tasks").path(0).path("results").path(0).path("changes").path(0).path("diffs").path(0);
         assertEquals("/etc/key", diff.path("label").asText());
     }
@@ -93,7 +93,7 @@ class JsonReportTest {
         report.taskStarted("a task", "site.yml:4:7", false);
         String big = "10.0.0.1 node1\n".repeat(20_000);
         report.hostResult(new TaskResult("node1", TaskStatus.CHANGED, List.of(fileChange("/etc/hosts", big)), "", List.of(), "",
-                false, false, false, Map.of(), Duration.ZERO));
+                false, false, false, Map.of(), Duration.ZERO, 0));
         long onDisk;
         try (var files = Files.list(file.getParent())) {
             onDisk = files.mapToLong(p -> p.toFile().length()).sum();

@@ -110,6 +110,6 @@ final class ReadinessFleet {
         output.put("checks", rows);
         output.put("failed", failed);
         return new TaskResult(host, failed ? TaskStatus.IGNORED : TaskStatus.OK, List.of(), "", List.of(), "", false, false, false,
-                output, Duration.ofMillis(5));
+                output, Duration.ofMillis(5), 0);
     }
 }

@@ -27,6 +27,8 @@ final class HostState {
     private final Set<String> notified = new LinkedHashSet<>();
     private volatile boolean failed;
     private volatile boolean unreachable;
+    /** {@code meta: end_host}/{@code end_play}: done with the current play, neither failed nor lost. */
+    private volatile boolean endedPlay;
 
     HostState(Host host) {
         this.host = host;
@@ -75,7 +77,12 @@ final class HostState {
     }
 
     boolean active() {
-        return !failed && !unreachable;
+        return !failed && !unreachable && !endedPlay;
+    }
+
+    /** Ends (true) or starts again (false, a new play) the host's part in the current play. */
+    void endedPlay(boolean value) {
+        endedPlay = value;
     }
 
     boolean failed() {

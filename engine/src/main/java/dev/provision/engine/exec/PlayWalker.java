@@ -49,6 +49,7 @@ final class PlayWalker {
 
     /** @return false when the play must stop for all hosts (failure thresholds) */
     boolean execute() {
+        hosts.forEach(h -> h.endedPlay(false)); // meta: end_host lasts one play
         connectAndGather();
         for (List<TaskNode> section : List.of(batch.ctx.play.preTasks(), batch.ctx.play.tasks(), batch.ctx.play.postTasks())) {
             runNodes(section, hosts);
@@ -120,6 +121,9 @@ final class PlayWalker {
                 case Task t -> {
                     if (selected(t)) {
                         linear.run(List.of(t), active);
+                        if (t.module().equals("meta") && "flush_handlers".equals(metaAction(t))) {
+                            flushHandlers();
+                        }
                     }
                 }
                 case Block b -> runBlock(b, active);
@@ -192,6 +196,10 @@ final class PlayWalker {
             return true;
         }
         return tags.stream().anyMatch(options.tags()::contains);
+    }
+
+    private static String metaAction(Task t) {
+        return String.valueOf(t.args().getOrDefault(Task.FREE_FORM, t.args().get("action"))).strip();
     }
 
     private void flushHandlers() {

@@ -24,6 +24,7 @@ import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskModule;
+import dev.provision.modules.control.MetaModule;
 import dev.provision.modules.control.SetupModule;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -154,6 +155,21 @@ final class TaskRunner {
         } catch (ParamException e) {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
             return failure(host, task, at + ": " + e.getMessage()).withItemLabel(label);
+        }
+        if (module instanceof MetaModule) {
+            // flush_handlers and noop: nothing here (the walker runs the handlers after this task)
+            String action = params.string("action");
+            if (action.equals("end_host")) {
+                host.endedPlay(true);
+            } else if (action.equals("end_play")) {
+                play.hosts.values().forEach(h -> h.endedPlay(true));
+            }
+            return TaskResult.builder(host.name(), TaskStatus.OK).itemLabel(label).message(switch (action) {
+                case "end_host" -> "the play ends here for this host";
+                case "end_play" -> "the play ends here for every host";
+                case "flush_handlers" -> "the handlers notified so far run now";
+                default -> "";
+            }).build();
         }
         if (module instanceof ConnectionWait wait) {
             return awaitConnection(task, host, wait, params, label);

@@ -493,6 +493,7 @@ final class TaskParser {
             default -> throw doc.error(moduleValue, "the parameters of module '" + module + "' must be a mapping, not "
                     + YamlDocument.describe(moduleValue));
         }
+        literalChoices(module, spec, args, argPositions);
         Optional<Loop> loop = Optional.empty();
         if (loopNode != null) {
             loop = Optional.of(loop(doc, loopNode, loopKeyword, loopControl));
@@ -607,6 +608,26 @@ final class TaskParser {
             }
             args.put(e.key(), doc.value(e.value()));
             positions.put(e.key(), doc.position(e.keyNode()));
+        }
+    }
+
+    /**
+     * A value written out (not templated) that is not one of its parameter's choices fails here, at
+     * its line, before any host is contacted ({@code meta: clear_facts}, {@code state: latest} where
+     * only present/absent are known), with the message the module's own check gives.
+     */
+    private static void literalChoices(String module, ParamSpec spec, Map<String, Object> args,
+                                       Map<String, SourcePosition> positions) throws InvalidInputException {
+        for (Map.Entry<String, Object> e : args.entrySet()) {
+            String key = e.getKey().equals(Task.FREE_FORM) ? spec.freeForm().orElse(e.getKey()) : e.getKey();
+            Optional<ParamSpec.Param> param = spec.lookup(key);
+            if (param.isEmpty() || param.get().choices().isEmpty() || !(e.getValue() instanceof String text) || text.contains("${")) {
+                continue;
+            }
+            if (!param.get().choices().contains(text)) {
+                throw new InvalidInputException(positions.get(e.getKey()), "value of '" + param.get().name() + "' must be one of: "
+                        + String.join(", ", param.get().choices()) + "; got '" + YamlDocument.printable(text) + "' (module '" + module + "')");
+            }
         }
     }
 

@@ -93,4 +93,38 @@ class AnsibleFormsIT {
         assertEquals(1, r.recap("beta", "ok"), r.output());
         assertEquals(java.util.Set.of("alpha", "beta"), r.recapHosts(), "localhost got variables, it did not play");
     }
+
+    @Test
+    void metaFlushesHandlersWhereItStandsAndEndsTheHostForThisPlayOnly() throws Exception {
+        Path inventory = dir.resolve("hosts");
+        Files.writeString(inventory, "alpha ansible_connection=local\nbeta ansible_connection=local\n");
+        Path playbook = dir.resolve("meta.yml");
+        Files.writeString(playbook, """
+                - hosts: all
+                  gather_facts: false
+                  handlers:
+                    - name: note
+                      copy: {content: handled, dest: "${dir}/${inventory_hostname}-handled"}
+                  tasks:
+                    - copy: {content: x, dest: "${dir}/${inventory_hostname}-x"}
+                      notify: note
+                    - meta: flush_handlers
+                    - stat: {path: "${dir}/${inventory_hostname}-handled"}
+                      register: handled
+                    - assert: {that: handled.stat.exists}
+                    - meta: end_host
+                      when: inventory_hostname == "beta"
+                    - copy: {content: after, dest: "${dir}/${inventory_hostname}-after"}
+                - hosts: beta
+                  gather_facts: false
+                  tasks:
+                    - copy: {content: next, dest: "${dir}/beta-next-play"}
+                """);
+        Provision.Result r = Provision.run("-i", inventory.toString(), playbook.toString(), "-e", "dir=" + dir);
+        assertEquals(0, r.exitCode(), r.output());
+        assertTrue(Files.exists(dir.resolve("alpha-after")), r.output());
+        assertFalse(Files.exists(dir.resolve("beta-after")), "beta ended the play before this task:\n" + r.output());
+        assertTrue(Files.exists(dir.resolve("beta-next-play")), "end_host lasts one play:\n" + r.output());
+        assertEquals(0, r.recap("beta", "failed") + r.recap("beta", "unreachable"), r.output());
+    }
 }

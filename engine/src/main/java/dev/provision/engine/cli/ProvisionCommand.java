@@ -128,6 +128,10 @@ public final class ProvisionCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write a machine-readable report to FILE.")
     Path json;
 
+    @Option(names = "--profile", description = "After the recap, per task: hosts, time (median, slowest) and round trips "
+            + "to each host (median, most): where the run's time went.")
+    boolean profile;
+
     @Option(names = "--report", paramLabel = "FILE.html", description = "Also write the check rows (preflight.yml) as one self-contained HTML page: node x check grid, charts, verdict.")
     Path htmlReport;
 
@@ -523,6 +527,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         listeners.add(new HumanOutput(out, color, diff, verbose.length));
         if (report != null) {
             listeners.add(report);
+        }
+        if (profile) {
+            listeners.add(new dev.provision.engine.report.ProfileReport(out));
         }
         html = htmlReport == null ? null : new HtmlReport(htmlReport);
         if (html != null) {

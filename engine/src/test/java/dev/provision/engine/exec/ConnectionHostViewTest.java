@@ -189,4 +189,33 @@ class ConnectionHostViewTest {
         assertEquals("same on every host\n", new String(second.readFile(file.toString()).orElseThrow(), StandardCharsets.UTF_8));
         assertEquals(2, commands.get());
     }
+
+    @Test
+    void aMissingPathSaysWhatItsParentIsInTheSameRoundTrip() throws Exception {
+        HostReads reads = new HostReads();
+        ConnectionHostView view = view(reads);
+        Path sub = Files.createDirectory(dir.resolve("etc"));
+        assertEquals(Optional.empty(), view.stat(sub.resolve("new.conf").toString()));
+        assertEquals(1, commands.get());
+        assertEquals(FileStat.Type.DIRECTORY, view.stat(sub.toString()).orElseThrow().type(), "known already");
+        assertEquals(1, commands.get());
+        assertEquals(Optional.empty(), view.stat(dir.resolve("gone/new.conf").toString()));
+        assertEquals(Optional.empty(), view.stat(dir.resolve("gone").toString()), "a missing parent is known missing");
+        assertEquals(2, commands.get());
+        Path link = Files.createSymbolicLink(dir.resolve("via"), sub);
+        assertEquals(Optional.empty(), view.stat(link.resolve("x").toString()));
+        FileStat parent = view.stat(link.toString()).orElseThrow();
+        assertEquals(FileStat.Type.LINK, parent.type());
+        assertEquals(sub.toString(), parent.linkTarget());
+        assertEquals(3, commands.get());
+    }
+
+    @Test
+    void theParentOfAPathIsTakenOnlyWhereItIsPlain() {
+        assertEquals(Optional.of("/etc"), ConnectionHostView.parentOf("/etc/hosts"));
+        assertEquals(Optional.of("/"), ConnectionHostView.parentOf("/etc"));
+        assertEquals(Optional.empty(), ConnectionHostView.parentOf("/"));
+        assertEquals(Optional.empty(), ConnectionHostView.parentOf("/etc/../x"));
+        assertEquals(Optional.empty(), ConnectionHostView.parentOf("relative/x"));
+    }
 }

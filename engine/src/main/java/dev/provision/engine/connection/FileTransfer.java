@@ -16,8 +16,8 @@ import java.util.Optional;
  * or mode can inject shell.
  *
  * <p>Put writes {@code .provision-XXXXXX} beside the target ({@code mktemp}), streams the content into
- * it, checks that it received exactly the bytes that were sent (length and SHA-256: an input that
- * ended early, because the controller died or the connection dropped, looks like a clean end of file
+ * it, checks that it received exactly the bytes that were sent (their SHA-256, which a short input
+ * fails too: an input that ended early, because the controller died or the connection dropped, looks like a clean end of file
  * to {@code cat}), sets owner, group and mode, then renames it over the target ({@code mv -T}: atomic
  * on one file system; a reader sees the old or the new content, never a part). A signal (the session
  * hung up) removes the temp file too. Attributes that are not given are
@@ -43,13 +43,9 @@ final class FileTransfer {
             fail() { rm -f -- "$tmp"; exit 1; }
             trap fail HUP INT TERM PIPE
             cat > "$tmp" || fail
-            got=$(wc -c < "$tmp") || fail
-            if [ "$got" -ne "$size" ]; then
-              echo "received $got of $size bytes; $target left as it was" >&2; fail
-            fi
             sum=$(sha256sum < "$tmp") || fail
             if [ "${sum%% *}" != "$sha256" ]; then
-              echo "content arrived damaged (SHA-256 mismatch); $target left as it was" >&2; fail
+              echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
             fi
             if [ -e "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
             if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi

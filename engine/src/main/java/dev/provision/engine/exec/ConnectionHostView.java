@@ -66,6 +66,10 @@ final class ConnectionHostView implements HostView {
         if (forecast.isPresent()) {
             return forecast.get();
         }
+        ProbeResult ahead = reads.takePrefetched(List.of(argv));
+        if (ahead != null) {
+            return ahead;
+        }
         ExecResult r = exec(ExecRequest.argv(argv));
         return new ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText());
     }

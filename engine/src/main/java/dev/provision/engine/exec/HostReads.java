@@ -18,6 +18,12 @@ final class HostReads {
     private Connection source;
     private final Map<String, Optional<FileStat>> stats = new HashMap<>();
     private final Map<String, byte[]> contents = new HashMap<>();
+    /**
+     * Probe answers read ahead for a loop's items ({@link dev.provision.modules.spi.TaskModule#prefetch}):
+     * each is taken once, by the item that asks it; a change applied by an earlier item does not
+     * drop them (the module vouched that no other item changes them).
+     */
+    private final Map<java.util.List<String>, dev.provision.modules.spi.ProbeResult> prefetched = new HashMap<>();
 
     /** Reads are about to go through {@code connection}; what came through another one is dropped. */
     void readingFrom(Connection connection) {
@@ -40,6 +46,15 @@ final class HostReads {
     void forget() {
         stats.clear();
         contents.clear();
+    }
+
+    void prefetched(Map<java.util.List<String>, dev.provision.modules.spi.ProbeResult> answers) {
+        prefetched.putAll(answers);
+    }
+
+    /** The answer read ahead for {@code probe}, taken (a second ask runs it again); null when none. */
+    dev.provision.modules.spi.ProbeResult takePrefetched(java.util.List<String> probe) {
+        return prefetched.remove(probe);
     }
 
     /** Null when not read yet. */

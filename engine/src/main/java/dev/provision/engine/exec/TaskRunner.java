@@ -92,6 +92,7 @@ final class TaskRunner {
         } catch (LoopLookups.LookupException e) {
             return failure(host, task, loop.position() + ": " + e.getMessage());
         }
+        prefetch(task, host, list, loop, step, reads);
         List<TaskResult> results = new ArrayList<>();
         List<Object> registered = new ArrayList<>();
         for (int index = 0; index < list.size(); index++) {
@@ -117,6 +118,46 @@ final class TaskRunner {
             host.setVar(name, reg);
         });
         return whole;
+    }
+
+    /**
+     * The read-only probes the loop's items will ask and that the module vouches no other item
+     * changes ({@link TaskModule#prefetch}), run in one exchange before the first item plans. An item
+     * whose arguments do not render, or whose condition is false, is left to itself.
+     */
+    private void prefetch(Task task, HostState host, List<?> items, Loop loop, TaskStep step, HostReads reads)
+            throws UnreachableException {
+        TaskModule module = modules.module(task.module()).orElseThrow();
+        if (items.size() < 2 || module instanceof ConnectionWait || module instanceof MetaModule) {
+            return;
+        }
+        java.util.LinkedHashSet<List<String>> probes = new java.util.LinkedHashSet<>();
+        Map<String, Object> firstVars = null;
+        for (int index = 0; index < items.size(); index++) {
+            try {
+                Map<String, Object> vars = play.varsFor(task, host, Map.of(loop.loopVar(), items.get(index)));
+                boolean runs = true;
+                for (Expression when : task.when()) {
+                    runs &= play.templates.test(when.text(), vars, when.position());
+                }
+                if (!runs) {
+                    continue;
+                }
+                Params params = step.render(index, vars, v -> module.params().validate(arguments(task, module.params(), v)));
+                probes.addAll(module.prefetch(params));
+                firstVars = firstVars == null ? vars : firstVars;
+            } catch (TemplateException | ParamException | RuntimeException e) {
+                // this item reports its own problem when it runs
+            }
+        }
+        if (probes.size() < 2 || firstVars == null) {
+            return;
+        }
+        try {
+            reads.prefetched(ProbeBatch.run(taskConnection(task, host, firstVars, reads), List.copyOf(probes)));
+        } catch (TemplateException e) {
+            // the items report it
+        }
     }
 
     private static TaskStatus aggregate(List<TaskResult> results) {

@@ -43,4 +43,17 @@ public interface TaskModule {
     default boolean isHostLocal() {
         return false;
     }
+
+    /**
+     * Read-only probes (argument vectors, as given to {@link HostView#probe}) that planning with these
+     * parameters will ask, and whose answers no other item of the same loop can change (a kernel
+     * parameter's live value, when each item names another). The engine may run the probes of all
+     * of a loop's items in one exchange before it plans them, and an item then finds its answers
+     * read: a dozen items, one round trip instead of a dozen. A module that is not sure returns none
+     * (the default); a probe listed and not asked costs a little, one asked and not listed costs its
+     * own round trip, as always.
+     */
+    default java.util.List<java.util.List<String>> prefetch(Params params) {
+        return java.util.List.of();
+    }
 }

@@ -89,6 +89,14 @@ public final class SysctlModule implements TaskModule {
         return SPEC;
     }
 
+    /** The live value's probe: another item (another parameter) cannot change it. */
+    @Override
+    public List<List<String>> prefetch(Params params) {
+        String name = params.string("name");
+        boolean present = !params.string("state").equals("absent");
+        return present && params.bool("sysctl_set") && NAME.matcher(name).matches() ? List.of(liveProbe(name)) : List.of();
+    }
+
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
         String name = params.string("name");

@@ -1,0 +1,31 @@
+package dev.provision.engine.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.provision.engine.connection.LocalConnection;
+import dev.provision.modules.spi.ProbeResult;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Probes in one exchange over a real shell: each answer exactly as the probe alone would give it. */
+class ProbeBatchTest {
+    @Test
+    void eachProbeGetsItsOwnOutputErrorAndStatusWhateverItPrints() {
+        List<String> plain = List.of("echo", "8192");
+        List<String> noNewline = List.of("printf", "%s", "no newline");
+        List<String> failing = List.of("sh", "-c", "echo out; echo 'sysctl: cannot stat /proc/sys/x: No such file' >&2; exit 255");
+        List<String> tricky = List.of("printf", "%s\\n%s", "PROVISION-PROBE-fake 0", "$(touch /tmp/never) ; `x`");
+        List<String> errNoNewline = List.of("sh", "-c", "printf 'half' >&2; exit 3");
+        try (LocalConnection local = new LocalConnection("localhost")) {
+            Map<List<String>, ProbeResult> answers = ProbeBatch.run(local, List.of(plain, noNewline, failing, tricky, errNoNewline));
+            assertEquals(new ProbeResult(0, "8192\n", ""), answers.get(plain));
+            assertEquals(new ProbeResult(0, "no newline", ""), answers.get(noNewline));
+            assertEquals(new ProbeResult(255, "out\n", "sysctl: cannot stat /proc/sys/x: No such file\n"), answers.get(failing));
+            assertEquals(new ProbeResult(0, "PROVISION-PROBE-fake 0\n$(touch /tmp/never) ; `x`", ""), answers.get(tricky),
+                    "arguments are words, never shell; output that looks like a boundary is output");
+            assertEquals(3, answers.get(errNoNewline).exitCode());
+            assertEquals("half\n", answers.get(errNoNewline).stderr(), "a last line without its newline still comes back");
+        }
+    }
+}

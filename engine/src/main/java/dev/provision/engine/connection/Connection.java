@@ -41,6 +41,18 @@ public interface Connection extends AutoCloseable {
         }
     }
 
+    /**
+     * Writes a file as {@link #put(Command.PutFile)} does, then runs {@code then} (argument vectors,
+     * with no input, each only if the one before succeeded), all in one {@link #exec}: a write and the
+     * command that applies it in one round trip.
+     *
+     * @return what the last command that ran said
+     * @throws ConnectionException when the write failed (the commands did not run)
+     */
+    default ExecResult putThen(Command.PutFile file, java.util.List<java.util.List<String>> then) throws ConnectionException {
+        return FileTransfer.putThen(this, file, then);
+    }
+
     /** Reads a whole file; empty when it does not exist. One {@link #exec}, like {@link #put}. */
     default Optional<byte[]> read(String path) throws ConnectionException {
         return FileTransfer.read(this, path);

@@ -55,6 +55,12 @@ public final class CountingConnection implements Connection {
     }
 
     @Override
+    public ExecResult putThen(Command.PutFile file, java.util.List<java.util.List<String>> then) throws ConnectionException {
+        exchanges.incrementAndGet();
+        return connection.putThen(file, then);
+    }
+
+    @Override
     public Optional<byte[]> read(String path) throws ConnectionException {
         exchanges.incrementAndGet();
         return connection.read(path);

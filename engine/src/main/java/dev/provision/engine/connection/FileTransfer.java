@@ -81,11 +81,43 @@ final class FileTransfer {
     }
 
     static void put(Connection connection, Command.PutFile file) throws ConnectionException {
+        ExecResult result = connection.exec(ExecRequest.shell(putScript(connection, file)).withStdin(file.content()));
+        putFailure(connection, file, result);
+    }
+
+    /** What the put script prints once the file is in place, before the commands that follow it. */
+    private static final String WRITTEN = "PROVISION-WRITTEN\n";
+
+    /**
+     * Writes a file as {@link #put} does, then runs {@code then} (argument vectors, stdin empty, each
+     * only if the one before succeeded) in the same exchange: a write and the command that applies it
+     * ({@code sysctl -w}, {@code systemctl daemon-reload}) in one round trip.
+     *
+     * @return what the last command that ran said (its status, output and error output)
+     */
+    static ExecResult putThen(Connection connection, Command.PutFile file, java.util.List<java.util.List<String>> then)
+            throws ConnectionException {
+        StringBuilder script = new StringBuilder(putScript(connection, file))
+                .append("printf '%s\\n' ").append(WRITTEN.strip()).append("\nexec </dev/null\n");
+        for (int i = 0; i < then.size(); i++) {
+            boolean last = i == then.size() - 1;
+            script.append(last ? "exec " : "").append(ShellWords.join(then.get(i))).append(last ? "\n" : " || exit $?\n");
+        }
+        ExecResult result = connection.exec(ExecRequest.shell(script.toString()).withStdin(file.content()));
+        byte[] out = result.stdout();
+        byte[] marker = WRITTEN.getBytes(StandardCharsets.US_ASCII);
+        if (out.length < marker.length || !java.util.Arrays.equals(out, 0, marker.length, marker, 0, marker.length)) {
+            putFailure(connection, file, result.exitCode() == 0 ? new ExecResult(1, out, result.stderr()) : result);
+        }
+        return new ExecResult(result.exitCode(), java.util.Arrays.copyOfRange(out, marker.length, out.length), result.stderr());
+    }
+
+    private static String putScript(Connection connection, Command.PutFile file) throws ConnectionException {
         String path = file.path();
         byte[] content = file.content();
         Command.Attributes attributes = file.attributes();
         requireAbsolute(connection, path);
-        String script = assign("target", path)
+        return assign("target", path)
                 + assign("validate", file.validate().isEmpty() ? "" : "yes")
                 + assign("backup", file.backup() ? "yes" : "")
                 + "run_validator() { " + (file.validate().isEmpty() ? ":" : validatorLine(file.validate())) + "; }\n"
@@ -96,7 +128,10 @@ final class FileTransfer {
                 + assign("size", Integer.toString(content.length))
                 + assign("sha256", UploadDigests.of(path, content))
                 + PUT_SCRIPT;
-        ExecResult result = connection.exec(ExecRequest.shell(script).withStdin(content));
+    }
+
+    private static void putFailure(Connection connection, Command.PutFile file, ExecResult result) throws ConnectionException {
+        String path = file.path();
         if (result.exitCode() == INVALID) {
             throw new ConnectionException("validation of " + path + " on " + connection.hostName() + " failed ("
                     + String.join(" ", file.validate()) + "), " + path + " left as it was: "

@@ -496,9 +496,26 @@ final class TaskRunner {
             throws ConnectionException, CommandRunner.CommandFailedException {
         Optional<ExecResult> last = Optional.empty();
         for (Change change : plan.changes()) {
-            for (Command command : change.commands()) {
+            List<Command> commands = change.commands();
+            for (int i = 0; i < commands.size(); i++) {
+                Command command = commands.get(i);
                 if (command instanceof Command.AwaitReboot reboot) {
                     connection = reboots.await(reboot);
+                    continue;
+                }
+                // a write and the programs that apply it (sysctl -w after the drop-in): one exchange
+                List<List<String>> then = new ArrayList<>();
+                while (command instanceof Command.PutFile && i + 1 + then.size() < commands.size()
+                        && commands.get(i + 1 + then.size()) instanceof Command.Exec next && next.stdin().length == 0) {
+                    then.add(next.argv());
+                }
+                if (!then.isEmpty()) {
+                    ExecResult r = connection.putThen((Command.PutFile) command, then);
+                    i += then.size();
+                    last = Optional.of(r);
+                    if (r.exitCode() != 0) {
+                        return last;
+                    }
                     continue;
                 }
                 Optional<ExecResult> r = CommandRunner.run(connection, command);

@@ -259,6 +259,29 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void aWriteAndTheProgramsAfterItTakeOneExchangeAndStopAtTheFirstFailure() throws Exception {
+        String path = scratch + "/99-cluster.conf";
+        ExecResult r = connection.putThen(new Command.PutFile(path, "vm.swappiness = 1\n".getBytes(StandardCharsets.UTF_8), NONE,
+                List.of(), false), List.of(List.of("cat", path), List.of("sh", "-c", "echo applied; echo note >&2; exit 3"),
+                List.of("touch", scratch + "/never")));
+        assertEquals(3, r.exitCode(), "the status of the first program that failed");
+        assertEquals("applied\n", r.stdoutText().replace("vm.swappiness = 1\n", ""), r.stdoutText());
+        assertTrue(r.stdoutText().startsWith("vm.swappiness = 1\n"), "each program's output, the write's marker left out");
+        assertEquals("note\n", r.stderrText());
+        assertEquals("vm.swappiness = 1\n", run("cat " + path));
+        assertEquals("99-cluster.conf", run("ls -A " + scratch).strip(), "the program after the failure did not run");
+    }
+
+    @Test
+    void aWriteThatFailsRunsNothingAfterIt() throws Exception {
+        String path = scratch + "/missing-dir/file";
+        ConnectionException e = assertThrows(ConnectionException.class, () -> connection.putThen(new Command.PutFile(path,
+                new byte[] {1}, NONE, List.of(), false), List.of(List.of("touch", scratch + "/ran"))));
+        assertTrue(e.getMessage().contains("cannot write " + path), e.getMessage());
+        assertEquals("", run("ls -A " + scratch));
+    }
+
+    @Test
     void aValidatorThatRefusesLeavesTheTargetAsItWasAndSaysWhy() throws Exception {
         String path = scratch + "/checked";
         run("echo old > " + path);

@@ -495,35 +495,35 @@ final class TaskRunner {
     static Optional<ExecResult> apply(Connection connection, Plan plan, Reboots reboots)
             throws ConnectionException, CommandRunner.CommandFailedException {
         Optional<ExecResult> last = Optional.empty();
-        for (Change change : plan.changes()) {
-            List<Command> commands = change.commands();
-            for (int i = 0; i < commands.size(); i++) {
-                Command command = commands.get(i);
-                if (command instanceof Command.AwaitReboot reboot) {
-                    connection = reboots.await(reboot);
-                    continue;
+        // in order across the plan's changes: a write in one change and the program that applies
+        // it in the next (sysctl's drop-in, then its live value) still go together
+        List<Command> commands = plan.changes().stream().flatMap(c -> c.commands().stream()).toList();
+        for (int i = 0; i < commands.size(); i++) {
+            Command command = commands.get(i);
+            if (command instanceof Command.AwaitReboot reboot) {
+                connection = reboots.await(reboot);
+                continue;
+            }
+            // a write and the programs that apply it (sysctl -w after the drop-in): one exchange
+            List<List<String>> then = new ArrayList<>();
+            while (command instanceof Command.PutFile && i + 1 + then.size() < commands.size()
+                    && commands.get(i + 1 + then.size()) instanceof Command.Exec next && next.stdin().length == 0) {
+                then.add(next.argv());
+            }
+            if (!then.isEmpty()) {
+                ExecResult r = connection.putThen((Command.PutFile) command, then);
+                i += then.size();
+                last = Optional.of(r);
+                if (r.exitCode() != 0) {
+                    return last;
                 }
-                // a write and the programs that apply it (sysctl -w after the drop-in): one exchange
-                List<List<String>> then = new ArrayList<>();
-                while (command instanceof Command.PutFile && i + 1 + then.size() < commands.size()
-                        && commands.get(i + 1 + then.size()) instanceof Command.Exec next && next.stdin().length == 0) {
-                    then.add(next.argv());
-                }
-                if (!then.isEmpty()) {
-                    ExecResult r = connection.putThen((Command.PutFile) command, then);
-                    i += then.size();
-                    last = Optional.of(r);
-                    if (r.exitCode() != 0) {
-                        return last;
-                    }
-                    continue;
-                }
-                Optional<ExecResult> r = CommandRunner.run(connection, command);
-                if (r.isPresent()) {
-                    last = r;
-                    if (r.get().exitCode() != 0) {
-                        return last; // a failed program stops the plan, like a failed shell step
-                    }
+                continue;
+            }
+            Optional<ExecResult> r = CommandRunner.run(connection, command);
+            if (r.isPresent()) {
+                last = r;
+                if (r.get().exitCode() != 0) {
+                    return last; // a failed program stops the plan, like a failed shell step
                 }
             }
         }

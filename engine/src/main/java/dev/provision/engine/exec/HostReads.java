@@ -48,6 +48,44 @@ final class HostReads {
         contents.clear();
     }
 
+    /**
+     * What a plan that was just applied wrote, known without reading it back: each file it put whole
+     * with its mode, owner and group all given (an existing file's are kept, so a module planning
+     * one has them), unless a later command of the plan replaces, removes or links that path. The
+     * next item of a loop that edits the same file (twelve sysctl items, one drop-in) then plans
+     * against it without a round trip. A program the plan runs is trusted not to rewrite a file the
+     * same plan just wrote (it would write the content it wants instead).
+     */
+    void wrote(dev.provision.modules.spi.Plan plan) {
+        java.util.List<dev.provision.modules.spi.Command> commands = plan.changes().stream()
+                .flatMap(c -> c.commands().stream()).toList();
+        for (int i = 0; i < commands.size(); i++) {
+            if (!(commands.get(i) instanceof dev.provision.modules.spi.Command.PutFile put)) {
+                continue;
+            }
+            String path = put.path();
+            boolean touchedLater = commands.subList(i + 1, commands.size()).stream().anyMatch(c -> switch (c) {
+                case dev.provision.modules.spi.Command.PutFile p -> p.path().equals(path);
+                case dev.provision.modules.spi.Command.Remove r -> path.equals(r.path()) || path.startsWith(r.path() + "/");
+                case dev.provision.modules.spi.Command.Symlink l -> l.path().equals(path);
+                case dev.provision.modules.spi.Command.HardLink h -> h.path().equals(path);
+                case dev.provision.modules.spi.Command.CopyFile f -> f.path().equals(path);
+                case dev.provision.modules.spi.Command.SetAttributes a -> a.path().equals(path);
+                default -> false;
+            });
+            dev.provision.modules.spi.Command.Attributes a = put.attributes();
+            if (touchedLater || a.mode().isEmpty() || a.owner().isEmpty() || a.group().isEmpty()
+                    || !a.mode().get().matches("0?[0-7]{3,4}")
+                    || a.owner().get().matches("\\d+") || a.group().get().matches("\\d+")) { // stat says names
+                continue;
+            }
+            byte[] content = put.content();
+            stats.put(path, Optional.of(new FileStat(FileStat.Type.FILE, Integer.parseInt(a.mode().get(), 8), a.owner().get(),
+                    a.group().get(), content.length, "")));
+            contents.put(path, content);
+        }
+    }
+
     void prefetched(Map<java.util.List<String>, dev.provision.modules.spi.ProbeResult> answers) {
         prefetched.putAll(answers);
     }

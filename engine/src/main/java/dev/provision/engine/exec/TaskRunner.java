@@ -307,6 +307,9 @@ final class TaskRunner {
                         throw new CommandRunner.CommandFailedException(e.getMessage());
                     }
                 });
+                if (last.isEmpty() || last.get().exitCode() == 0) {
+                    reads.wrote(plan);
+                }
                 if (last.isPresent()) {
                     ExecResult r = last.get();
                     output.put("rc", r.exitCode());

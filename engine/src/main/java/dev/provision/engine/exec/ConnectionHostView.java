@@ -26,6 +26,8 @@ final class ConnectionHostView implements HostView {
     /** What the task's other hosts sent of their larger files: see {@link SharedContents}. */
     private final SharedContents shared;
     static final int CONTENT_WITH_STAT_MAX = 256 * 1024;
+    /** One path's stat line, as {@link #parseStat} reads it (the size last: the script compares it as ${l##*|}). */
+    private static final String STAT = "stat -c '%F|%a|%U|%G|%d|%i|%h|%s'";
     private static final byte[] CONTENT_MARKER = "\nCONTENT\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] DIGEST_MARKER = "\nDIGEST ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final int DIGEST_LENGTH = 64;
@@ -144,7 +146,7 @@ final class ConnectionHostView implements HostView {
             send = "if [ \"${l##*|}\" -ge " + SharedContents.MIN_SIZE + " ] && d=$(sha256sum -- " + p
                     + " 2>/dev/null); then printf 'DIGEST %." + DIGEST_LENGTH + "s\\n' \"$d\"; else " + send + " fi;";
         }
-        String script = "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(stat -c '%F|%a|%U|%G|%d|%i|%h|%s' -- " + p
+        String script = "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(" + STAT + " -- " + p
                 + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L " + p + " ]; then readlink -- " + p + " || true;"
                 + " elif [ \"${l%%|*}\" = 'regular file' ] && [ \"${l##*|}\" -le " + CONTENT_WITH_STAT_MAX
                 + " ] && [ -r " + p + " ]; then " + send + " fi; else " + parentStat(path) + " exit 3; fi";
@@ -202,7 +204,7 @@ final class ConnectionHostView implements HostView {
             return "";
         }
         String q = ShellWords.quote(parent.get());
-        return "if [ -e " + q + " ] || [ -L " + q + " ]; then l=$(stat -c '%F|%a|%U|%G|%d|%i|%h|%s' -- " + q
+        return "if [ -e " + q + " ] || [ -L " + q + " ]; then l=$(" + STAT + " -- " + q
                 + ") && printf '" + PARENT + "%s\n' \"$l\" && { [ ! -L " + q + " ] || readlink -- " + q + " || true; };"
                 + " else echo '" + NO_PARENT + "'; fi;";
     }

@@ -136,11 +136,7 @@ final class TaskRunner {
         for (int index = 0; index < items.size(); index++) {
             try {
                 Map<String, Object> vars = play.varsFor(task, host, Map.of(loop.loopVar(), items.get(index)));
-                boolean runs = true;
-                for (Expression when : task.when()) {
-                    runs &= play.templates.test(when.text(), vars, when.position());
-                }
-                if (!runs) {
+                if (falseCondition(task, vars).isPresent()) {
                     continue;
                 }
                 Params params = step.render(index, vars, v -> module.params().validate(arguments(task, module.params(), v)));
@@ -160,6 +156,16 @@ final class TaskRunner {
         }
     }
 
+    /** The first of the task's {@code when:} conditions that is false here (the later ones are not evaluated). */
+    private Optional<Expression> falseCondition(Task task, Map<String, Object> vars) throws TemplateException {
+        for (Expression when : task.when()) {
+            if (!play.templates.test(when.text(), vars, when.position())) {
+                return Optional.of(when);
+            }
+        }
+        return Optional.empty();
+    }
+
     private static TaskStatus aggregate(List<TaskResult> results) {
         if (results.stream().anyMatch(r -> r.status() == TaskStatus.FAILED)) {
             return TaskStatus.FAILED;
@@ -177,10 +183,9 @@ final class TaskRunner {
     private TaskResult runItem(Task task, HostState host, Map<String, Object> itemVars, String label, boolean handler,
                                HostReads reads, TaskStep step, int item) throws TemplateException, UnreachableException {
         Map<String, Object> vars = play.varsFor(task, host, itemVars);
-        for (Expression when : task.when()) {
-            if (!play.templates.test(when.text(), vars, when.position())) {
-                return TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + when.text()).withItemLabel(label);
-            }
+        Optional<Expression> skips = falseCondition(task, vars);
+        if (skips.isPresent()) {
+            return TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + skips.get().text()).withItemLabel(label);
         }
         if (task.keywords().becomeMethod().isPresent()) {
             Object method = play.templates.interpolate(task.keywords().becomeMethod().get(), vars, task.position());

@@ -476,7 +476,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         String given = rolesPath != null ? rolesPath : System.getenv().getOrDefault("ANSIBLE_ROLES_PATH", "");
         List<Path> roles = given.isBlank() ? config.rolesPath()
                 : java.util.Arrays.stream(given.split(":")).filter(d -> !d.isBlank()).map(d -> Path.of(d).toAbsolutePath().normalize()).toList();
-        return PlaybookLoader.load(file, modules, roles);
+        Playbook book = PlaybookLoader.load(file, modules, roles);
+        book.warnings().forEach(w -> err.println("[WARNING]: " + w));
+        return book;
     }
 
     /** {@code -u}, {@code -b}, {@code --become-user} as inventory defaults: the inventory's own values win, as in Ansible. */

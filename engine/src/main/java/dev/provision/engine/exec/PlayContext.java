@@ -88,6 +88,13 @@ final class PlayContext {
         playHosts = hosts.values().stream().filter(HostState::active).map(HostState::name).toList();
     }
 
+    /**
+     * Ansible's {@code omit}: a module argument that renders to exactly this value is left out, as if
+     * not written ({@code mode: ${m!omit}}). A token per run, so no real value is ever taken for it.
+     */
+    static final String OMIT = "__omit_place_holder__" + java.util.HexFormat.of().formatHex(
+            java.security.SecureRandom.getSeed(8));
+
     /** The variables {@code task} sees on {@code host}, in the documented precedence. */
     Map<String, Object> varsFor(Task task, HostState host, Map<String, Object> extraTaskVars) {
         Map<String, Object> runtime = host.runtimeVars();
@@ -99,6 +106,7 @@ final class PlayContext {
         RunAhead progress = runAhead;
         magic.put("play_hosts", progress == null ? playHosts : new PlayHostsView(host.name(), progress, playHosts));
         magic.put("check_mode", options.check());
+        magic.put("omit", OMIT);
         magic.put("facts", host.facts());
         Map<String, Object> ansibleFacts = AnsibleFacts.of(host.facts());
         magic.put("ansible_facts", ansibleFacts);

@@ -549,9 +549,29 @@ final class TaskRunner {
                         "module '" + task.module() + "' takes no free-form argument; give its parameters as a mapping"));
             }
             SourcePosition at = task.argPositions().getOrDefault(e.getKey(), task.position());
-            out.put(key, bare.contains(key) ? e.getValue() : play.templates.interpolate(e.getValue(), vars, at));
+            Object value = bare.contains(key) ? e.getValue() : withoutOmitted(play.templates.interpolate(e.getValue(), vars, at));
+            if (!PlayContext.OMIT.equals(value)) {
+                out.put(key, value);
+            }
         }
         return out;
+    }
+
+    /** A rendered value with the mapping entries that rendered to {@code omit} left out, at any depth (Ansible's remove_omit). */
+    private static Object withoutOmitted(Object value) {
+        return switch (value) {
+            case Map<?, ?> m -> {
+                Map<Object, Object> kept = new LinkedHashMap<>();
+                m.forEach((k, v) -> {
+                    if (!PlayContext.OMIT.equals(v)) {
+                        kept.put(k, withoutOmitted(v));
+                    }
+                });
+                yield kept;
+            }
+            case List<?> l -> l.stream().map(TaskRunner::withoutOmitted).toList();
+            case null, default -> value;
+        };
     }
 
     private Map<String, Object> withRegistered(Task task, Map<String, Object> vars, TaskResult result) {

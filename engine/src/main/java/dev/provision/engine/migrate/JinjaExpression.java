@@ -33,6 +33,16 @@ final class JinjaExpression {
             "failed", "(%s.failed)!false", "succeeded", "!((%s.failed)!false)", "success", "!((%s.failed)!false)",
             "changed", "(%s.changed)!false", "skipped", "(%s.skipped)!false");
 
+    /** Ansible's regex tests as a whole-string Java pattern around the test's own ({@code %s}). */
+    private static final Map<String, String> REGEX_TESTS = Map.of(
+            "search", "(?s).*(?:%s).*", "regex", "(?s).*(?:%s).*", "match", "(?s)(?:%s).*");
+    /**
+     * A pattern Python's re and Java's Pattern read alike: no inline flags, named groups, \A or \Z, no
+     * backslash but before a class letter or a punctuation mark.
+     */
+    private static final java.util.regex.Pattern PORTABLE_REGEX = java.util.regex.Pattern.compile(
+            "(?:[^\\\\(]|\\\\[dswDSW.\\\\^$|()\\[\\]{}*+?/-]|\\((?!\\?))*");
+
     private static final int TERNARY = 1;
     private static final int OR = 2;
     private static final int AND = 3;
@@ -189,7 +199,12 @@ final class JinjaExpression {
                 String test = peek();
                 at++;
                 String x = left.operand();
+                String pattern = REGEX_TESTS.containsKey(test) ? regexArgument() : "";
                 String result = switch (test) {
+                    // Ansible's search/match/regex: Python's re.search/re.match on the value; FreeMarker's
+                    // ?matches matches the whole string, so the pattern is wrapped to find it anywhere
+                    case "search", "regex", "match" -> (negated ? "!" : "") + x + "?matches(r" + quote
+                            + REGEX_TESTS.get(test).formatted(pattern) + quote + ")";
                     case "defined" -> (negated ? "!" : "") + x + "??";
                     case "undefined" -> (negated ? "" : "!") + x + "??";
                     // Jinja2's true/false tests: the boolean itself, never a truthy string or number
@@ -209,6 +224,21 @@ final class JinjaExpression {
                 return left;
             }
         }
+    }
+
+    /** The one argument of a regex test, a string literal both regex dialects read alike; its body. */
+    private String regexArgument() {
+        expect("(");
+        String literal = tokens.get(at++);
+        expect(")");
+        if (literal.length() < 2 || literal.charAt(0) != quote) {
+            throw new Unsupported(); // a pattern in a variable, or flags (ignorecase=True)
+        }
+        String body = literal.substring(1, literal.length() - 1);
+        if (body.contains(String.valueOf(quote)) || body.contains("\\\\") || !PORTABLE_REGEX.matcher(body).matches()) {
+            throw new Unsupported();
+        }
+        return body;
     }
 
     private static boolean isBooleanLiteral(Node n) {
@@ -281,13 +311,36 @@ final class JinjaExpression {
                 if (args.size() > 1) {
                     throw new Unsupported(); // default(x, true): on falsy values too, no twin
                 }
-                if (!args.isEmpty() && args.get(0).text().equals("omit")) {
-                    throw new Unsupported(); // leave the parameter out: no value means that
-                }
                 String fallback = args.isEmpty() ? empty : args.get(0).at(ATOM);
                 // FreeMarker's default takes everything after it that it can (x!"a" == "b" is x!("a" == "b")):
                 // the lowest precedence makes every use parenthesise it
                 return new Node(x.operand() + "!" + fallback, TERNARY, false);
+            }
+            case "basename" -> {
+                // Python's os.path.basename: after the last slash
+                String v = x.operand();
+                String slash = quote + "/" + quote;
+                return new Node("(" + v + "?contains(" + slash + ")?then(" + v + "?keep_after_last(" + slash + "), " + v + "))",
+                        ATOM, false);
+            }
+            case "dirname" -> {
+                // Python's os.path.dirname: up to the last slash, trailing slashes dropped unless it is all slashes
+                String v = x.operand();
+                String q = String.valueOf(quote);
+                String slash = q + "/" + q;
+                return new Node("(" + v + "?contains(" + slash + ")?then((" + v + "?keep_before_last(" + slash + ") + " + slash
+                        + ")?replace(r" + q + "(?<=[^/])/+$" + q + ", " + q + q + ", " + q + "r" + q + "), " + q + q + "))", ATOM, false);
+            }
+            case "splitext" -> {
+                // Python's os.path.splitext: the extension is from the last dot of the last path part,
+                // leading dots not counting ("a/b.tar.gz" -> "a/b.tar", ".gz"; ".bashrc" -> ".bashrc", "")
+                String v = x.operand();
+                String q = String.valueOf(quote);
+                String base = "(" + v + "?contains(" + q + "/" + q + ")?then(" + v + "?keep_after_last(" + q + "/" + q + "), "
+                        + v + "))";
+                String ext = "(" + base + "?replace(r" + q + "^\\.+" + q + ", " + q + q + ", " + q + "r" + q + ")?contains("
+                        + q + "." + q + ")?then(" + q + "." + q + " + " + base + "?keep_after_last(" + q + "." + q + "), " + q + q + "))";
+                return new Node("[" + v + "?remove_ending(" + ext + "), " + ext + "]", ATOM, false);
             }
             case "bool" -> {
                 // Ansible's bool: true for yes, on, 1, true (any case) and the boolean true

@@ -83,7 +83,8 @@ public final class PlaybookLoader {
         requireNonNull(file, "file cannot be null");
         requireNonNull(catalog, "catalog cannot be null");
         PlaybookLoader loader = new PlaybookLoader(catalog, List.copyOf(rolesPath));
-        return new Playbook(file, loader.plays(file, List.of(file.toAbsolutePath().normalize())));
+        List<Play> plays = loader.plays(file, List.of(file.toAbsolutePath().normalize()));
+        return new Playbook(file, plays, loader.tasks.warnings());
     }
 
     private List<Play> plays(Path file, List<Path> chain) throws InvalidInputException {

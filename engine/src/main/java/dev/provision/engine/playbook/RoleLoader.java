@@ -120,23 +120,9 @@ final class RoleLoader {
                       FileNames files, List<TaskNode> into, List<Task> handlersInto, boolean onceInPlay)
             throws InvalidInputException {
         YamlDocument doc = origin.doc();
-        Path relative = roleName(doc, origin.at(), name);
-        LinkedHashSet<Path> candidates = new LinkedHashSet<>();
-        candidates.add(origin.playbookDirectory().resolve("roles").resolve(relative));
-        rolesPath.forEach(dir -> candidates.add(dir.resolve(relative)));
-        candidates.add(origin.playbookDirectory().resolve(relative));
-        origin.askingRole().map(Path::getParent).ifPresent(siblings -> candidates.add(siblings.resolve(relative)));
-        Path roleDir = null;
-        for (Path candidate : candidates) {
-            if (Files.isDirectory(candidate)) {
-                roleDir = candidate;
-                break;
-            }
-        }
-        if (roleDir == null) {
-            List<String> looked = candidates.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList();
-            throw doc.error(origin.at(), "role '" + name + "' not found; looked in " + String.join(", ", looked));
-        }
+        Located located = locate(origin, name);
+        Path roleDir = located.directory().orElseThrow(() -> doc.error(origin.at(), "role '" + name
+                + "' not found; looked in " + String.join(", ", located.looked())));
         Optional<Path> metaFile = file(roleDir.resolve("meta"), "main");
         Optional<YamlDocument> meta = metaFile.isPresent() ? Optional.of(YamlDocument.read(metaFile.get(), "role meta")) : Optional.empty();
         if (onceInPlay) {
@@ -188,6 +174,26 @@ final class RoleLoader {
                 handlersInto.add((Task) handler);
             }
         }
+    }
+
+    /** Where a role was looked for, and the directory found (the first that exists), if any. */
+    record Located(Optional<Path> directory, List<String> looked) {
+        Located {
+            requireNonNull(directory, "directory cannot be null");
+            looked = List.copyOf(looked);
+        }
+    }
+
+    /** Finds the role's directory in the order the class comment gives. */
+    Located locate(Origin origin, String name) throws InvalidInputException {
+        Path relative = roleName(origin.doc(), origin.at(), name);
+        LinkedHashSet<Path> candidates = new LinkedHashSet<>();
+        candidates.add(origin.playbookDirectory().resolve("roles").resolve(relative));
+        rolesPath.forEach(dir -> candidates.add(dir.resolve(relative)));
+        candidates.add(origin.playbookDirectory().resolve(relative));
+        origin.askingRole().map(Path::getParent).ifPresent(siblings -> candidates.add(siblings.resolve(relative)));
+        List<String> looked = candidates.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList();
+        return new Located(candidates.stream().filter(Files::isDirectory).findFirst(), looked);
     }
 
     /**

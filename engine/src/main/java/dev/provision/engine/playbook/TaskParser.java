@@ -74,6 +74,8 @@ final class TaskParser {
 
     private final ModuleCatalog catalog;
     private final RoleLoader roles;
+    /** What loads but may fail when it runs (an {@code include_role} of a role not installed), at file:line:column. */
+    private final List<String> warnings = new ArrayList<>();
 
     TaskParser(ModuleCatalog catalog, List<Path> rolesPath) {
         this.catalog = requireNonNull(catalog, "catalog cannot be null");
@@ -82,6 +84,10 @@ final class TaskParser {
 
     RoleLoader roles() {
         return roles;
+    }
+
+    List<String> warnings() {
+        return List.copyOf(warnings);
     }
 
     /** A list of tasks under {@code section} ({@code tasks}, {@code block}, ...); null or empty = none. */
@@ -208,11 +214,24 @@ final class TaskParser {
             }
         }
         String name = Values.string(doc, nameNode, keyword);
-        if (name.contains("${") || name.contains("{{")) {
-            throw doc.error(nameNode, "dynamic includes are not supported; '" + keyword
-                    + "' needs a fixed file name (choose between files with 'when:')");
+        if (name.contains("{{")) {
+            throw doc.error(nameNode, "'" + keyword + "' names its file with Jinja2, which provision does not evaluate; "
+                    + "write it in FreeMarker ('${...}'; provision migrate FILE rewrites it)");
         }
-        Path found = find(src, name, nameNode, "task file");
+        if (name.contains("${")) {
+            if (!keyword.equals("include_tasks")) {
+                throw doc.error(nameNode, "'import_tasks' reads its file when the playbook loads, so it needs a fixed "
+                        + "name; use 'include_tasks' for a name computed per host");
+            }
+            return computedInclude(src, mapping, nameNode, name, inherited.inherit(own), handler);
+        }
+        return includeFile(src, find(src, name, nameNode, "task file"), nameNode, inherited.inherit(own), keyword, handler);
+    }
+
+    /** The tasks of one included file, read now with {@code keywords} pushed down onto them. */
+    private List<TaskNode> includeFile(Source src, Path found, Node nameNode, Keywords keywords, String keyword,
+                                       boolean handler) throws InvalidInputException {
+        YamlDocument doc = src.doc();
         Path absolute = found.toAbsolutePath().normalize();
         if (src.chain().contains(absolute)) {
             throw doc.error(nameNode, "include cycle: " + cycle(src.chain(), absolute) + "; remove one of the includes");
@@ -229,9 +248,129 @@ final class TaskParser {
                 throw included.error(root.get(), "a task file must be a list of tasks (each starting with '- '), not "
                         + YamlDocument.describe(root.get()));
             }
-            readList(child, root.get(), inherited.inherit(own), keyword, handler, out);
+            readList(child, root.get(), keywords, keyword, handler, out);
         }
         return out;
+    }
+
+    /**
+     * {@code include_tasks: "${ansible_os_family?lower_case}.yml"}: a file name computed per host. Every
+     * file the name can match (each {@code ${...}} standing for any text within the file name) is read
+     * now, so a mistake in any of them is found before the run, and each runs on the hosts whose
+     * computed name is that file. A host whose name matches no file fails at this task, naming it.
+     * The name is computed for each task of the file (Ansible computes it once, at the include).
+     */
+    private List<TaskNode> computedInclude(Source src, MappingNode mapping, Node nameNode, String name, Keywords keywords,
+                                           boolean handler) throws InvalidInputException {
+        YamlDocument doc = src.doc();
+        ComputedName computed = ComputedName.parse(name).orElseThrow(() -> doc.error(nameNode, "'include_tasks: "
+                + YamlDocument.printable(name) + "' is not a file name with '${...}' parts inside it (each '${' closed by "
+                + "its '}', in the file name only, not in a directory and never a quote); write it so"));
+        Set<Path> dirs = new LinkedHashSet<>();
+        dirs.add(parentOf(doc.file()));
+        dirs.addAll(src.fallbackDirs());
+        Map<String, Path> files = new java.util.TreeMap<>();
+        List<String> looked = new ArrayList<>();
+        for (Path dir : dirs) {
+            Path in = resolve(doc, nameNode, dir, computed.directory().isEmpty() ? "." : computed.directory()).normalize();
+            looked.add(in.toAbsolutePath().normalize().toString());
+            try (var listing = Files.list(in)) {
+                for (Path f : listing.filter(Files::isRegularFile).sorted().toList()) {
+                    String file = f.getFileName().toString();
+                    // the including file (or one including it) is never a candidate: it would be a cycle
+                    if (computed.matches(file) && !src.chain().contains(f.toAbsolutePath().normalize())) {
+                        files.putIfAbsent(file, f); // beside the including file first, as for a fixed name
+                    }
+                }
+            } catch (java.io.IOException e) {
+                // a directory that is not there has no candidates
+            }
+        }
+        if (files.isEmpty()) {
+            throw doc.error(nameNode, "no task file matches '" + name + "' (each '${...}' standing for any text); "
+                    + "looked in " + String.join(", ", new LinkedHashSet<>(looked)));
+        }
+        SourcePosition at = doc.position(nameNode);
+        List<TaskNode> out = new ArrayList<>();
+        List<String> literals = new ArrayList<>();
+        for (Map.Entry<String, Path> file : files.entrySet()) {
+            String literal = "r\"" + file.getKey() + "\"";
+            literals.add(literal);
+            Keywords chosen = new Keywords();
+            chosen.when.add(new Expression(computed.fileExpression() + " == " + literal, at));
+            out.addAll(includeFile(src, file.getValue(), nameNode, keywords.inherit(chosen), "include_tasks", handler));
+        }
+        Keywords none = new Keywords();
+        none.when.add(new Expression("![" + String.join(", ", literals) + "]?seq_contains(" + computed.fileExpression() + ")", at));
+        Map<String, Object> args = Map.of("msg", "include_tasks: no task file " + computed.directoryPrefix()
+                + name.substring(name.lastIndexOf('/') + 1) + " here; the files it can name are " + String.join(", ", files.keySet()));
+        out.add(new Task("include_tasks " + name, "fail", args, Map.of(), keywords.inherit(none).freeze(), Optional.empty(),
+                Optional.empty(), List.of(), Optional.empty(), Optional.empty(), Optional.empty(), 0, DEFAULT_DELAY_SECONDS,
+                List.of(), src.baseDirectory(), src.role(), doc.position(mapping)));
+        return out;
+    }
+
+    /**
+     * A file name with {@code ${...}} parts: the fixed directory before it, a pattern of the file names
+     * it can be, and a FreeMarker expression that computes the file name.
+     */
+    record ComputedName(String directory, java.util.regex.Pattern pattern, String fileExpression) {
+        static Optional<ComputedName> parse(String name) {
+            int slash = name.lastIndexOf('/');
+            String directory = slash < 0 ? "" : name.substring(0, slash);
+            String file = name.substring(slash + 1);
+            if (directory.contains("${") || file.contains("\"") || file.isEmpty()) {
+                return Optional.empty();
+            }
+            StringBuilder regex = new StringBuilder();
+            List<String> terms = new ArrayList<>();
+            int i = 0;
+            while (i < file.length()) {
+                int open = file.indexOf("${", i);
+                String literal = file.substring(i, open < 0 ? file.length() : open);
+                if (!literal.isEmpty()) {
+                    regex.append(java.util.regex.Pattern.quote(literal));
+                    terms.add("r\"" + literal + "\"");
+                }
+                if (open < 0) {
+                    break;
+                }
+                int close = closingBrace(file, open + 2);
+                if (close < 0 || close == open + 2) {
+                    return Optional.empty();
+                }
+                regex.append(".+");
+                terms.add("(" + file.substring(open + 2, close) + ")?string");
+                i = close + 1;
+            }
+            return Optional.of(new ComputedName(directory, java.util.regex.Pattern.compile(regex.toString()),
+                    "(" + String.join(" + ", terms) + ")"));
+        }
+
+        boolean matches(String fileName) {
+            return pattern.matcher(fileName).matches();
+        }
+
+        String directoryPrefix() {
+            return directory.isEmpty() ? "" : directory + "/";
+        }
+
+        /** The index of the '}' closing a '${' whose inside starts at {@code from}; -1 if none. */
+        private static int closingBrace(String s, int from) {
+            int depth = 0;
+            for (int i = from; i < s.length(); i++) {
+                char c = s.charAt(i);
+                if (c == '{') {
+                    depth++;
+                } else if (c == '}') {
+                    if (depth == 0) {
+                        return i;
+                    }
+                    depth--;
+                }
+            }
+            return -1;
+        }
     }
 
     /**
@@ -244,6 +383,7 @@ final class TaskParser {
         YamlDocument doc = src.doc();
         Keywords own = new Keywords();
         YamlDocument.Entry include = null;
+        String taskName = "";
         for (YamlDocument.Entry e : entries) {
             String key = canonical(e.key());
             if (ROLE_INCLUDE_KEYWORDS.contains(key)) {
@@ -252,7 +392,7 @@ final class TaskParser {
                 }
                 include = e;
             } else if (key.equals("name")) {
-                Values.string(doc, e.value(), "name");
+                taskName = Values.string(doc, e.value(), "name");
             } else if (key.equals("loop") || key.equals("with_items") || key.equals("loop_control")) {
                 throw doc.error(e.keyNode(), "a loop over a role is not supported ('" + key + "' would import it once "
                         + "per item); put the loop on the role's tasks instead");
@@ -299,8 +439,35 @@ final class TaskParser {
                 given.getOrDefault("vars_from", "main"), given.getOrDefault("defaults_from", "main"),
                 given.getOrDefault("handlers_from", "main"));
         Optional<Path> askingRole = src.role().map(RoleContext::directory);
-        roles.load(new RoleLoader.Origin(doc, nameNode, src.playbookDirectory(), askingRole, src.chain()), given.get("name"), own,
-                Map.of(), inherited, files, out, src.importedHandlers());
+        RoleLoader.Origin origin = new RoleLoader.Origin(doc, nameNode, src.playbookDirectory(), askingRole, src.chain());
+        String role = given.get("name");
+        if (keyword.equals("include_role")) {
+            RoleLoader.Located located = roles.locate(origin, role);
+            if (located.directory().isEmpty()) {
+                out.add(missingRole(src, mapping, taskName, role, located, inherited.inherit(own)));
+                return;
+            }
+        }
+        roles.load(origin, role, own, Map.of(), inherited, files, out, src.importedHandlers());
+    }
+
+    /**
+     * An {@code include_role} of a role that is not installed (a Galaxy role, say). Ansible reads such a
+     * role only when the task runs, so a play whose hosts never reach the task (a false {@code when:})
+     * still runs; the same here: a warning now, and the task fails on every host that reaches it.
+     * {@code import_role} and {@code roles:} stay errors before any host is contacted.
+     */
+    private Task missingRole(Source src, MappingNode mapping, String taskName, String role, RoleLoader.Located located,
+                             Keywords keywords) {
+        YamlDocument doc = src.doc();
+        String problem = "role '" + role + "' is not installed (looked in " + String.join(", ", located.looked()) + ")";
+        warnings.add(doc.position(mapping) + ": " + problem + "; include_role reads a role when the task runs, so every "
+                + "host that reaches this task fails there. Install it (ansible-galaxy install, into a directory of the "
+                + "roles path) or use import_role to make this an error before the run");
+        Map<String, Object> args = Map.of("msg", problem + "; install it into a directory of the roles path");
+        return new Task(taskName.isEmpty() ? "include_role " + role : taskName, "fail", args, Map.of(), keywords.freeze(),
+                Optional.empty(), Optional.empty(), List.of(), Optional.empty(), Optional.empty(), Optional.empty(), 0,
+                DEFAULT_DELAY_SECONDS, List.of(), src.baseDirectory(), src.role(), doc.position(mapping));
     }
 
     private static String cycle(List<Path> chain, Path again) {
@@ -587,6 +754,11 @@ final class TaskParser {
     private void readArgs(YamlDocument doc, MappingNode mapping, String module, ParamSpec spec,
                           Map<String, Object> args, Map<String, SourcePosition> positions) throws InvalidInputException {
         for (YamlDocument.Entry e : doc.entries(mapping)) {
+            if (spec.ignored().containsKey(e.key())) {
+                warnings.add(doc.position(e.keyNode()) + ": module '" + module + "' ignores '" + e.key() + "', as Ansible does; "
+                        + spec.ignored().get(e.key()));
+                continue;
+            }
             if (spec.refused().containsKey(e.key()) && spec.lookup(e.key()).isEmpty()) {
                 Object value = doc.value(e.value());
                 // A value still to be rendered is judged when the task is planned.

@@ -33,6 +33,7 @@ class Jinja2Test {
     /** jinja => freemarker => rendered with VARS (empty: not rendered) */
     private static final String[] TEMPLATES = {
         "/srv/{{ item }} => /srv/${item} => /srv/a",
+        "{{ node.gone | default(omit) }} => ${(node.gone)!omit} => ",
         "Hello {{inventory_hostname}} => Hello ${inventory_hostname} => ",
         "{{ node.name }}:{{ node['port'] }} => ${node.name}:${node[\"port\"]} => n1:22",
         "{{ hostvars[h]['ip'] }} => ${hostvars[h][\"ip\"]} => 10.0.0.1",
@@ -79,12 +80,15 @@ class Jinja2Test {
     @Test
     void whatHasNoMechanicalTwinIsNotGuessed() {
         for (String jinja : List.of("{{ lookup('file', 'x') }}", "{{ x | to_nice_yaml }}", "{{ x | map(attribute='a') | list }}",
-                "{% macro m() %}{% endmacro %}", "{{ x if y }}",
-                "{{ node.gone | default(omit) }}")) {
+                "{% macro m() %}{% endmacro %}", "{{ x if y }}")) {
             assertEquals(Optional.empty(), Jinja2.template(jinja), jinja);
         }
         assertEquals(Optional.empty(), Jinja2.expression("x is none"));
-        assertEquals(Optional.empty(), Jinja2.expression("x is search('a')"));
+        assertEquals(Optional.empty(), Jinja2.expression("x is search(pattern)"), "a pattern in a variable");
+        assertEquals(Optional.empty(), Jinja2.expression("x is search('a', ignorecase=True)"), "flags");
+        assertEquals(Optional.empty(), Jinja2.expression("x is search('(?P<n>a)')"), "Python's named group");
+        assertEquals(Optional.empty(), Jinja2.expression("x is search('\\\\Aa')"), "an escaped backslash");
+        assertEquals(Optional.empty(), Jinja2.expression("x is search('\\Aa')"), "Python's \\A");
     }
 
     @Test

@@ -40,6 +40,8 @@ public final class CommandModule implements TaskModule {
             .optional("stdin", Type.STRING)
             .withDefault("stdin_add_newline", Type.BOOL, true)
             .freeForm("cmd")
+            // Ansible 2.4 and later warn and run the command without it
+            .ignored("executable", "the command runs without a shell; use the shell module to choose one")
             .mutuallyExclusive("cmd", "argv")
             .requiredOneOf("cmd", "argv")
             .build();

@@ -36,12 +36,14 @@ public final class ParamSpec {
     private final List<Set<String>> requiredOneOf;
     private final boolean anyKeys;
     private final Map<String, String> refused;
+    private final Map<String, String> ignored;
     private final Set<String> expressions;
 
     private ParamSpec(Builder b) {
         this.expressions = Set.copyOf(b.expressions);
         this.anyKeys = b.anyKeys;
         this.refused = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.refused));
+        this.ignored = Map.copyOf(b.ignored);
         this.params = Map.copyOf(b.params);
         this.freeForm = Optional.ofNullable(b.freeForm);
         this.mutuallyExclusive = List.copyOf(b.mutuallyExclusive);
@@ -89,6 +91,14 @@ public final class ParamSpec {
     }
 
     /**
+     * Parameters Ansible accepts and does nothing with (a warning in Ansible, one here, at load), each
+     * with what to write instead.
+     */
+    public Map<String, String> ignored() {
+        return ignored;
+    }
+
+    /**
      * Why {@code key} given as {@code value} is refused ({@code parameter 'deb' is not supported:
      * REASON}); empty when the key is not a refused one or the value asks for nothing.
      */
@@ -130,6 +140,7 @@ public final class ParamSpec {
         private final List<Set<String>> requiredOneOf = new ArrayList<>();
         private boolean anyKeys;
         private final Map<String, String> refused = new LinkedHashMap<>();
+        private final Map<String, String> ignored = new LinkedHashMap<>();
         private final Set<String> expressions = new java.util.HashSet<>();
 
         private Builder() {
@@ -183,6 +194,15 @@ public final class ParamSpec {
         /** Accept undeclared keys with any value ({@code set_fact: {name: value}}). */
         public Builder anyKeys() {
             this.anyKeys = true;
+            return this;
+        }
+
+        /** A parameter Ansible accepts and ignores with a warning; {@code instead}: what to write (see {@link #ignored()}). */
+        public Builder ignored(String name, String instead) {
+            requireNonNull(instead, "instead cannot be null");
+            if (params.containsKey(name) || refused.containsKey(name) || ignored.putIfAbsent(name, instead) != null) {
+                throw new IllegalArgumentException("duplicate parameter " + name);
+            }
             return this;
         }
 

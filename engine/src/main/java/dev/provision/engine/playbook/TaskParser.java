@@ -298,7 +298,17 @@ final class TaskParser {
             literals.add(literal);
             Keywords chosen = new Keywords();
             chosen.when.add(new Expression(computed.fileExpression() + " == " + literal, at));
-            out.addAll(includeFile(src, file.getValue(), nameNode, keywords.inherit(chosen), "include_tasks", handler));
+            try {
+                out.addAll(includeFile(src, file.getValue(), nameNode, keywords.inherit(chosen), "include_tasks", handler));
+            } catch (InvalidInputException e) {
+                // a file beside the task files that is no task file (vars, an inventory): what a host naming it meets
+                warnings.add(at + ": " + file.getKey() + " matches '" + name + "' but does not load (" + e.getMessage()
+                        + "); a host whose name for it is " + file.getKey() + " fails there");
+                out.add(new Task("include_tasks " + file.getKey(), "fail", Map.of("msg", e.getMessage()), Map.of(),
+                        keywords.inherit(chosen).freeze(), Optional.empty(), Optional.empty(), List.of(), Optional.empty(),
+                        Optional.empty(), Optional.empty(), 0, DEFAULT_DELAY_SECONDS, List.of(), src.baseDirectory(), src.role(),
+                        doc.position(mapping)));
+            }
         }
         Keywords none = new Keywords();
         none.when.add(new Expression("![" + String.join(", ", literals) + "]?seq_contains(" + computed.fileExpression() + ")", at));

@@ -261,4 +261,58 @@ class ExecutorTest {
         assertEquals(List.of(), summary.failedHosts(), harness.humanOutput());
         assertTrue(harness.factory.commandLines("node01").contains("sysctl -n b_one"), harness.humanOutput());
     }
+
+    @Test
+    void aComputedIncludeRunsTheFileEachHostNamesAndFailsAHostThatNamesNone() throws Exception {
+        java.nio.file.Files.createDirectories(tmp.resolve("tasks"));
+        java.nio.file.Files.writeString(tmp.resolve("tasks/node01.yml"), "- command: one\n");
+        java.nio.file.Files.writeString(tmp.resolve("tasks/node02.yml"), "- command: two\n");
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        RunSummary summary = harness.run("""
+                - hosts: node01,node02,node03
+                  gather_facts: false
+                  tasks:
+                    - include_tasks: "tasks/${inventory_hostname}.yml"
+                """, TWELVE_HOSTS);
+        assertEquals(List.of("one"), harness.factory.commandLines("node01"));
+        assertEquals(List.of("two"), harness.factory.commandLines("node02"));
+        assertEquals(List.of("node03"), summary.failedHosts(), harness.humanOutput());
+        assertTrue(harness.humanOutput().contains("no task file tasks/node03.yml here; the files it can name are node01.yml, node02.yml"),
+                harness.humanOutput());
+    }
+
+    @Test
+    void anIncludeRoleOfARoleNotInstalledFailsOnlyWhereItIsReached() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        RunSummary summary = harness.run("""
+                - hosts: node01,node02
+                  gather_facts: false
+                  tasks:
+                    - name: galaxy
+                      include_role: {name: example.not_installed}
+                      when: inventory_hostname == "node02"
+                    - command: after
+                """, TWELVE_HOSTS);
+        assertEquals(List.of("after"), harness.factory.commandLines("node01"));
+        assertEquals(List.of(), harness.factory.commandLines("node02"));
+        assertEquals(List.of("node02"), summary.failedHosts(), harness.humanOutput());
+        assertTrue(harness.humanOutput().contains("role 'example.not_installed' is not installed"), harness.humanOutput());
+    }
+
+    @Test
+    void anArgumentThatRendersToOmitIsLeftOut() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        RunSummary summary = harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  tasks:
+                    - command: {cmd: marker, chdir: "${nowhere!omit}"}
+                    - command: {cmd: marker, chdir: "${somewhere!omit}"}
+                      vars: {somewhere: /srv}
+                """, TWELVE_HOSTS);
+        assertEquals(List.of(), summary.failedHosts(), harness.humanOutput());
+        List<String> lines = harness.factory.commandLines("node01");
+        assertEquals(2, lines.size(), lines.toString());
+        assertTrue(!lines.get(0).contains("cd ") && lines.get(1).contains("/srv"), lines.toString());
+    }
 }

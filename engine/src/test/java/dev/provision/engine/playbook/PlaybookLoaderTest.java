@@ -445,6 +445,57 @@ class PlaybookLoaderTest {
     }
 
     @Test
+    void aComputedIncludeReadsEveryFileItCanNameButNeverItself() throws Exception {
+        write("roles/chrony/tasks/main.yml", "- include_tasks: \"${os?lower_case}.yml\"\n");
+        write("roles/chrony/tasks/debian.yml", "- debug: {msg: debian}\n");
+        write("roles/chrony/tasks/redhat.yml", "- debug: {msg: redhat}\n");
+        write("roles/chrony/tasks/notes.txt", "not a candidate\n");
+        Playbook playbook = load("""
+                - hosts: all
+                  roles: [chrony]
+                """);
+        List<TaskNode> tasks = playbook.plays().getFirst().tasks();
+        assertEquals(3, tasks.size());
+        assertEquals(List.of("((os?lower_case)?string + r\".yml\") == r\"debian.yml\""),
+                task(tasks, 0).when().stream().map(Expression::text).toList());
+        assertEquals(Map.of("msg", "redhat"), task(tasks, 1).args());
+        assertEquals("fail", task(tasks, 2).module());
+        InvalidInputException none = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  tasks:
+                    - include_tasks: "${os}.yaml"
+                """));
+        assertTrue(none.getMessage().contains("no task file matches '${os}.yaml'"), none.getMessage());
+        InvalidInputException imported = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  tasks:
+                    - import_tasks: "${os}.yml"
+                """));
+        assertTrue(imported.getMessage().contains("use 'include_tasks' for a name computed per host"), imported.getMessage());
+    }
+
+    @Test
+    void anIncludeRoleOfAMissingRoleWarnsWhileImportRoleFails() throws Exception {
+        Playbook playbook = load("""
+                - hosts: all
+                  tasks:
+                    - include_role: {name: geerlingguy.ntp}
+                      when: use_ntp
+                """);
+        Task placeholder = task(playbook.plays().getFirst().tasks(), 0);
+        assertEquals("fail", placeholder.module());
+        assertEquals(List.of("use_ntp"), placeholder.when().stream().map(Expression::text).toList());
+        assertEquals(1, playbook.warnings().size());
+        assertTrue(playbook.warnings().getFirst().startsWith(dir.resolve("site.yml") + ":3:"), playbook.warnings().toString());
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> load("""
+                - hosts: all
+                  tasks:
+                    - import_role: {name: geerlingguy.ntp}
+                """));
+        assertTrue(e.getMessage().contains("role 'geerlingguy.ntp' not found"), e.getMessage());
+    }
+
+    @Test
     void expandsRolesBeforeThePlayTasks() throws Exception {
         write("roles/chrony/tasks/main.yml", """
                 - name: configure

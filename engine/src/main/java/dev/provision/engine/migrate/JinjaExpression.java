@@ -199,6 +199,10 @@ final class JinjaExpression {
                 String test = peek();
                 at++;
                 String x = left.operand();
+                if (test.equals("version") || test.equals("version_compare")) {
+                    left = version(x, negated);
+                    continue;
+                }
                 String pattern = REGEX_TESTS.containsKey(test) ? regexArgument() : "";
                 String result = switch (test) {
                     // Ansible's search/match/regex: Python's re.search/re.match on the value; FreeMarker's
@@ -224,6 +228,37 @@ final class JinjaExpression {
                 return left;
             }
         }
+    }
+
+    /** Ansible's version test's operators, as FreeMarker compares version_compare's -1, 0 or 1 with 0. */
+    private static final Map<String, String> VERSION_OPERATORS = Map.ofEntries(
+            Map.entry("<", "<"), Map.entry("lt", "<"), Map.entry("<=", "<="), Map.entry("le", "<="),
+            Map.entry(">", ">"), Map.entry("gt", ">"), Map.entry(">=", ">="), Map.entry("ge", ">="),
+            Map.entry("==", "=="), Map.entry("=", "=="), Map.entry("eq", "=="),
+            Map.entry("!=", "!="), Map.entry("<>", "!="), Map.entry("ne", "!="));
+
+    /**
+     * {@code x is version('2.0', '>=')}: provision's {@code version_compare}, which compares as the
+     * test does by default (LooseVersion); {@code strict} or {@code version_type} are not translated.
+     */
+    private Node version(String x, boolean negated) {
+        expect("(");
+        Node other = ternary();
+        String operator = "eq";
+        if (accept(",")) {
+            String literal = tokens.get(at++);
+            if (literal.length() < 2 || literal.charAt(0) != quote) {
+                throw new Unsupported(); // an operator in a variable, or keyword arguments
+            }
+            operator = literal.substring(1, literal.length() - 1);
+        }
+        expect(")");
+        String op = VERSION_OPERATORS.get(operator);
+        if (op == null) {
+            throw new Unsupported();
+        }
+        String compared = "version_compare(" + x + ", " + other.text() + ") " + op + " 0";
+        return negated ? new Node("!(" + compared + ")", NOT, true) : new Node(compared, COMPARE, true);
     }
 
     /** The one argument of a regex test, a string literal both regex dialects read alike; its body. */

@@ -133,6 +133,7 @@ final class SandboxedConfiguration extends Configuration {
         configuration.setCacheStorage(new StrongCacheStorage());
         configuration.setTemplateUpdateDelayMilliseconds(Long.MAX_VALUE);
         configuration.setTemplateLoader(loader);
+        configuration.setSharedVariable(VersionCompare.NAME, new VersionCompare());
         return configuration;
     }
 }

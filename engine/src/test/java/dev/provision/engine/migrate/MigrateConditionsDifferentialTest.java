@@ -41,11 +41,11 @@ class MigrateConditionsDifferentialTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {
         "{}",
-        "{\"docker_install\": true, \"flag\": \"yes\", \"nfs_mounts\": [\"a\", \"b\"], \"mode\": \"gpu\", \"roles_list\": [\"gpu\", \"cpu\"]}",
-        "{\"docker_install\": false, \"flag\": \"no\", \"nfs_mounts\": [], \"mode\": \"cpu\", \"roles_list\": []}",
-        "{\"docker_install\": \"no\", \"flag\": true, \"nfs_mounts\": [\"a\"], \"mode\": \"gp\", \"roles_list\": [\"cpu\"]}",
-        "{\"docker_install\": 0, \"flag\": \"True\", \"mode\": \"\", \"roles_list\": [\"gpu\"]}",
-        "{\"docker_install\": 1, \"flag\": \"off\", \"mode\": \"gpu-a\"}",
+        "{\"ver\": \"535.104.05\", \"docker_install\": true, \"flag\": \"yes\", \"nfs_mounts\": [\"a\", \"b\"], \"mode\": \"gpu\", \"roles_list\": [\"gpu\", \"cpu\"]}",
+        "{\"ver\": \"550\", \"docker_install\": false, \"flag\": \"no\", \"nfs_mounts\": [], \"mode\": \"cpu\", \"roles_list\": []}",
+        "{\"ver\": \"1.10\", \"docker_install\": \"no\", \"flag\": true, \"nfs_mounts\": [\"a\"], \"mode\": \"gp\", \"roles_list\": [\"cpu\"]}",
+        "{\"ver\": \"1.9rc1\", \"docker_install\": 0, \"flag\": \"True\", \"mode\": \"\", \"roles_list\": [\"gpu\"]}",
+        "{\"ver\": \"12.2.0\", \"docker_install\": 1, \"flag\": \"off\", \"mode\": \"gpu-a\"}",
     })
     void theMigratedConditionsRunTheTasksAnsibleRuns(String vars) throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/ansible-playbook")), "ansible-playbook is not installed (Debian: ansible-core)");
@@ -71,7 +71,7 @@ class MigrateConditionsDifferentialTest {
             ran.add(m.group(1));
         }
         Map<String, Boolean> result = new TreeMap<>();
-        for (int k = 1; k <= 25; k++) {
+        for (int k = 1; k <= 28; k++) {
             String task = String.format("c%02d", k);
             result.put(task, ran.contains(task));
         }

@@ -135,7 +135,11 @@ final class MigrateCommand implements Callable<Integer> {
             String line = lines[i];
             Matcher item = LIST_ITEM.matcher(line);
             if (listOfConditionsAt >= 0 && item.matches() && item.group(1).length() >= listOfConditionsAt) {
-                lines[i] = condition(file, i, item.group(1) + "- ", item.group(2), left).orElse(line);
+                if (BLOCK_SCALAR.matcher(item.group(2)).matches()) {
+                    i = blockCondition(file, lines, i, item.group(1).length(), item.group(1) + "- ", left);
+                } else {
+                    lines[i] = condition(file, i, item.group(1) + "- ", item.group(2), left).orElse(line);
+                }
                 continue;
             }
             if (!line.isBlank() && !line.strip().startsWith("#")) {
@@ -148,7 +152,12 @@ final class MigrateCommand implements Callable<Integer> {
             }
             Matcher condition = CONDITION.matcher(line);
             if (condition.matches()) {
-                lines[i] = condition(file, i, condition.group(1), condition.group(2), left).orElse(line);
+                if (BLOCK_SCALAR.matcher(condition.group(2)).matches()) {
+                    int indent = condition.group(1).length() - condition.group(1).stripLeading().length();
+                    i = blockCondition(file, lines, i, indent, condition.group(1), left);
+                } else {
+                    lines[i] = condition(file, i, condition.group(1), condition.group(2), left).orElse(line);
+                }
                 continue;
             }
             if (Jinja2.isTemplate(line)) {
@@ -160,7 +169,45 @@ final class MigrateCommand implements Callable<Integer> {
                 }
             }
         }
-        return String.join("\n", lines);
+        return java.util.Arrays.stream(lines).filter(java.util.Objects::nonNull).collect(java.util.stream.Collectors.joining("\n"));
+    }
+
+    /** A block scalar's indicator ({@code >}, {@code |-}, {@code >2}) with nothing after it but a comment. */
+    private static final Pattern BLOCK_SCALAR = Pattern.compile("[>|][-+]?\\d?\\s*(?:#.*)?");
+
+    /**
+     * A condition written as a block scalar ({@code - >} and indented lines below): one expression
+     * whatever its line breaks, so it is translated as one and written back on the indicator's line
+     * (the lines below it dropped); when it has no translation it stays as written and is named.
+     *
+     * @param indent the indentation of the key or list item; the block is every deeper or blank line after it
+     * @return the index of the block's last line
+     */
+    private static int blockCondition(Path file, String[] lines, int i, int indent, String prefix, List<String> left) {
+        int end = i;
+        StringBuilder text = new StringBuilder();
+        while (end + 1 < lines.length && (lines[end + 1].isBlank()
+                || lines[end + 1].length() - lines[end + 1].stripLeading().length() > indent)) {
+            end++;
+            text.append(' ').append(lines[end].strip());
+        }
+        while (end > i && lines[end].isBlank()) {
+            end--; // blank lines after the block separate it from what follows: they stay
+        }
+        String value = text.toString().strip();
+        if (value.isEmpty() || !Jinja2.isCondition(value)) {
+            return end;
+        }
+        Optional<String> translated = Jinja2.condition(value);
+        if (translated.isEmpty()) {
+            left.add(file + ":" + (i + 1) + ": condition '" + value + "' has no mechanical FreeMarker translation");
+            return end;
+        }
+        lines[i] = prefix + quote(translated.get());
+        for (int k = i + 1; k <= end; k++) {
+            lines[k] = null;
+        }
+        return end;
     }
 
     /** Where Ansible looks for a task's template: the role's (or playbook's) templates/, then beside the file. */

@@ -103,14 +103,40 @@ class MigrateCommandTest {
     }
 
     @Test
-    void defaultOmitIsLeftForAHandNotTurnedIntoAnEmptyString() throws Exception {
+    void defaultOmitBecomesOmitNotAnEmptyString() throws Exception {
         Path playbook = Files.writeString(tmp.resolve("site.yml"), """
                 - hosts: localhost
                   tasks:
                     - user: {name: bob, uid: "{{ bob_uid | default(omit) }}"}
                 """);
-        assertEquals(ExitCode.INVALID_INPUT.code(), provision("migrate", playbook.toString()));
-        assertTrue(err.toString().contains(playbook + ":3:"), err.toString());
+        assertEquals(0, provision("migrate", "--write", playbook.toString()), err.toString());
+        assertTrue(Files.readString(playbook).contains("uid: \"${bob_uid!omit}\""), Files.readString(playbook));
+    }
+
+    @Test
+    void aConditionWrittenAsABlockScalarIsTranslatedAsOneOrNamed() throws Exception {
+        Path playbook = Files.writeString(tmp.resolve("site.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - debug: {msg: one}
+                      when:
+                        - >
+                          not (
+                            (os == "Ubuntu" and version is version('24.04', '>='))
+                          )
+
+                    - debug: {msg: two}
+                      when: |
+                        lookup('env', 'X') or
+                        other
+                """);
+        assertEquals(ExitCode.INVALID_INPUT.code(), provision("migrate", "--write", playbook.toString()));
+        String written = Files.readString(playbook);
+        assertTrue(written.contains("        - '!(os == \"Ubuntu\" && version_compare(version, \"24.04\") >= 0)'\n\n    - debug: {msg: two}"),
+                written);
+        assertTrue(err.toString().contains(playbook + ":12: condition 'lookup('env', 'X') or other'"), err.toString());
+        assertTrue(written.contains("      when: |\n        lookup('env', 'X') or\n"), "left as written: " + written);
     }
 
     @Test

@@ -43,7 +43,7 @@ class MalformedCliIT {
             missing-include.yml       | missing-include.yml:3:21       | task file 'nope.yml' not found
             missing-role.yml          | missing-role.yml:4:7           | role 'nope' not found
             missing-vars-file.yml     | missing-vars-file.yml:3:7      | vars file 'nope.yml' not found
-            dynamic-include.yml       | dynamic-include.yml:3:22       | dynamic includes are not supported
+            dynamic-include.yml       | dynamic-include.yml:3:21       | so it needs a fixed name
             include-loop.yml          | include-loop.yml:4:7           | dynamic includes are not supported
             include-cycle.yml         | cycle-b.yml:3:11               | include cycle: cycle-a.yml -> cycle-b.yml -> cycle-a.yml
             error-in-included-file.yml| tasks/broken.yml:5:3           | unknown module or keyword 'registr' (did you mean 'register'?)

@@ -8,6 +8,9 @@
  * read through {@code getent} and {@code id}, see {@code Accounts}, and changed with shadow-utils).
  * {@code apt_repository}, {@code yum_repository} and {@code rpm_key} keep package sources as
  * Ansible writes them ({@code AptSources}, {@code RepoIni}; keys read by {@code OpenPgpKey}).
+ * {@code firewalld} (firewall-cmd's queries and changes, firewall-offline-cmd for a stopped daemon),
+ * {@code seboolean} and {@code sefcontext} (getsebool, semanage and setsebool, read by {@code Selinux})
+ * keep a node's firewall and SELinux settings.
  * Each reads the host through probes and files, and plans whole-file writes through
  * {@link dev.provision.modules.files.FileContentPlanner}.
  */

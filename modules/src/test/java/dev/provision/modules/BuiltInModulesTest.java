@@ -25,7 +25,7 @@ class BuiltInModulesTest {
                 "gpu_fabric", "rdma", "checkpoint_storage", "toolchain", "include_vars", "hostname", "raw", "modprobe", "gpu_acceptance",
                 "setup", "service_facts", "package_facts", "find", "fetch", "git", "reboot", "wait_for_connection",
                 "get_url", "unarchive", "apt_repository", "yum_repository", "rpm_key", "meta",
-                "firewalld", "seboolean", "sefcontext"), names);
+                "firewalld", "seboolean", "sefcontext", "replace", "tempfile"), names);
     }
 
     @Test

@@ -47,7 +47,9 @@ final class DocCommand implements Callable<Integer> {
             return ExitCode.USAGE.code();
         }
         String description = modules.module(module).map(m -> m.description().strip()).orElse("");
-        out.print(page(module, spec.get()).replaceFirst("\n\n", description.isEmpty() ? "\n\n" : "\n\n" + description + "\n\n"));
+        // the description is text, not a replacement template: a $ or a backslash in it stays as written
+        out.print(page(module, spec.get()).replaceFirst("\n\n", java.util.regex.Matcher.quoteReplacement(
+                description.isEmpty() ? "\n\n" : "\n\n" + description + "\n\n")));
         return ExitCode.OK.code();
     }
 

@@ -4,6 +4,7 @@ import dev.provision.engine.playbook.Task;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.Diff;
+import dev.provision.modules.spi.RunTimeValue;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -84,5 +85,18 @@ public final class RunTimeOutput {
     static boolean runsAProgram(List<Change> changes) {
         return changes.stream().flatMap(c -> c.commands().stream())
                 .anyMatch(c -> c instanceof Command.Exec || c instanceof Command.Shell);
+    }
+
+    /**
+     * Puts {@code value} in place of each {@link RunTimeValue} of a result: what the plan's last
+     * program printed once it ran, or in a dry run the placeholder.
+     */
+    static void resolve(Map<String, Object> output, String value) {
+        output.replaceAll((key, v) -> v instanceof RunTimeValue ? value : v);
+    }
+
+    /** Leaves out the {@link RunTimeValue}s nothing resolved (the plan failed, or planned nothing). */
+    static void leaveOutUnresolved(Map<String, Object> output) {
+        output.values().removeIf(v -> v instanceof RunTimeValue);
     }
 }

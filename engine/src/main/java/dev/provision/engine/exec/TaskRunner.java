@@ -279,6 +279,9 @@ final class TaskRunner {
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
         if (check) {
             forecast(view, host.forecast, plan);
+            if (!plan.isEmpty()) {
+                RunTimeOutput.resolve(output, RunTimeOutput.placeholder(task));
+            }
             if (RunTimeOutput.runsAProgram(plan.changes()) && !output.containsKey("stdout")) {
                 // not run: what it prints is known only when it runs (never an empty string that looks real)
                 String unknown = RunTimeOutput.placeholder(task);
@@ -322,6 +325,9 @@ final class TaskRunner {
                     output.put("stderr", r.stderrText().stripTrailing());
                     output.put("stdout_lines", r.stdoutText().lines().toList());
                     output.put("stderr_lines", r.stderrText().lines().toList());
+                    if (r.exitCode() == 0) {
+                        RunTimeOutput.resolve(output, r.stdoutText().stripTrailing());
+                    }
                     if (r.exitCode() != 0 && task.failedWhen().isEmpty()) {
                         status = TaskStatus.FAILED;
                         message = nonZero(r, task.noLog());
@@ -334,6 +340,7 @@ final class TaskRunner {
                 message = e.getMessage();
             }
         }
+        RunTimeOutput.leaveOutUnresolved(output);
         if (Boolean.TRUE.equals(output.get("failed")) && status != TaskStatus.FAILED) {
             // a read-only check that found a fault: the plan is empty, the verdict is in the result
             status = TaskStatus.FAILED;

@@ -29,6 +29,12 @@ class ReferenceCommandsTest {
     }
 
     @Test
+    void docShowsADescriptionWithDollarsAndBackslashesAsWritten() {
+        assertEquals(0, provision("doc", "replace"), printed());
+        assertTrue(printed().contains("(\\1, \\g<1>, \\g<name> insert groups; $ is a plain dollar)"), printed());
+    }
+
+    @Test
     void docNamesTheAnsibleParametersAModuleRefusesWithTheReason() {
         assertEquals(0, provision("doc", "apt"), printed());
         assertTrue(printed().contains("\nNot supported (refused with the reason; false or no is accepted as not given):\n"), printed());

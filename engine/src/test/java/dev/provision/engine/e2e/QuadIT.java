@@ -87,4 +87,29 @@ class QuadIT {
             assertEquals(1, r.recap("localhost", "failed"), r.output());
         }
     }
+
+    /** {@code tempfile} always changes, so it has no quad: a dry run makes nothing, each run a new file. */
+    @Test
+    void tempfileMakesANewFileOnEveryRunAndRegistersItsPath() throws Exception {
+        Path dir = Files.createDirectory(tmp.resolve("tempfile"));
+        String playbook = CONTROL.resolve("tempfile.yml").toString();
+        Provision.Result check = Provision.run("--check", "--diff", playbook, "-e", "dir=" + dir);
+        assertEquals(0, check.exitCode(), check.output());
+        assertEquals(2, check.recap("localhost", "changed"), check.output());
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(0, files.count(), "check mode must make nothing:\n" + check.output());
+        }
+        for (int run = 1; run <= 2; run++) {
+            Provision.Result apply = Provision.run(playbook, "-e", "dir=" + dir);
+            assertEquals(0, apply.exitCode(), apply.output());
+            Path made = Path.of(Files.readString(dir.resolve("made.txt")).strip());
+            assertEquals(dir, made.getParent(), apply.output());
+            assertTrue(made.getFileName().toString().matches("t\\.\\w{8}\\.conf"), made.toString());
+            assertTrue(Files.isRegularFile(made), made.toString());
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(made)));
+            try (Stream<Path> files = Files.list(dir)) {
+                assertEquals(run + 1, files.count(), "one new temporary file per run");
+            }
+        }
+    }
 }

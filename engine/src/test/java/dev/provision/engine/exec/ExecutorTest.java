@@ -314,5 +314,57 @@ class ExecutorTest {
         List<String> lines = harness.factory.commandLines("node01");
         assertEquals(2, lines.size(), lines.toString());
         assertTrue(!lines.get(0).contains("cd ") && lines.get(1).contains("/srv"), lines.toString());
+
+    private static final String TEMPFILE_THEN_USE = """
+            - hosts: node01
+              gather_facts: false
+              tasks:
+                - tempfile: {suffix: .conf}
+                  register: t
+                - command: "use ${t.path}"
+            """;
+
+    @Test
+    void tempfileRegistersThePathMktempPrinted() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> new dev.provision.engine.connection.ExecResult(0,
+                (command.startsWith("mktemp") ? "/tmp/ansible.Ab12Cd34.conf\n" : "").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                new byte[0]);
+        harness.run(TEMPFILE_THEN_USE, TWELVE_HOSTS);
+        List<String> commands = harness.factory.commandLines("node01");
+        assertEquals("use /tmp/ansible.Ab12Cd34.conf", commands.get(commands.size() - 1), commands.toString());
+        assertTrue(commands.get(0).startsWith("mktemp --tmpdir --suffix=.conf -- ansible.XXXXXXXX"), commands.toString());
+        assertEquals("/tmp/ansible.Ab12Cd34.conf", harness.results.get(0).output().get("path"));
+        assertEquals(TaskStatus.CHANGED, harness.results.get(0).status());
+    }
+
+    @Test
+    void tempfileInADryRunRegistersAPlaceholderAndLeavesTheHostAlone() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run(TEMPFILE_THEN_USE, TWELVE_HOSTS, ExecutorHarness.options(true), new char[0]);
+        assertTrue(harness.factory.commandLines("node01").stream().noneMatch(c -> c.startsWith("mktemp") || c.startsWith("use")),
+                harness.factory.commandLines("node01").toString());
+        Object path = harness.results.get(0).output().get("path");
+        assertTrue(RunTimeOutput.in(path), String.valueOf(path));
+        TaskResult use = harness.results.get(1);
+        assertTrue(use.forecast() && use.conditional(), use.toString());
+    }
+
+    @Test
+    void aFailedTempfileRegistersNoPath() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> new dev.provision.engine.connection.ExecResult(
+                command.startsWith("mktemp") ? 1 : 0, new byte[0], "mktemp: failed\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        harness.run("""
+                - hosts: node01
+                  gather_facts: false
+                  tasks:
+                    - tempfile: {}
+                      register: t
+                      ignore_errors: true
+                    - command: "defined ${(t.path??)?c}"
+                """, TWELVE_HOSTS);
+        assertEquals(TaskStatus.IGNORED, harness.results.get(0).status());
+        assertEquals("defined false", harness.factory.commandLines("node01").get(harness.factory.commandLines("node01").size() - 1));
     }
 }

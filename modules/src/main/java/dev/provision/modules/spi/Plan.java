@@ -13,7 +13,8 @@ import java.util.Map;
  * @param reason why nothing needs to change (or a one-line description of what the plan does)
  * @param facts variables to set on the host for later tasks ({@code set_fact}); applied even in
  *     a --check run because they change nothing on the host
- * @param result extra values for {@code register} and the output ({@code msg} of {@code debug})
+ * @param result extra values for {@code register} and the output ({@code msg} of {@code debug}); a
+ *     value known only once the plan has run is a {@link RunTimeValue}
  * @param afterwards what read-only probes (argument vectors, as given to {@link HostView#probe})
  *     answer once the changes are applied: a package installed, an image pulled, a mount mounted.
  *     The engine's dry run remembers them, so that a later task of the same run probes the state

@@ -6,6 +6,8 @@
  * {@code systemd_service}: {@code service}'s systemd planning with masks and daemon-reload),
  * {@code mount} (fstab and mounted state), {@code user} and {@code group} (the account database
  * read through {@code getent} and {@code id}, see {@code Accounts}, and changed with shadow-utils).
+ * {@code hostname} and {@code timezone} (the zone as {@code /etc/localtime} and {@code /etc/timezone}, the
+ * hardware clock's UTC or LOCAL in {@code /etc/adjtime}) keep the host's identity and clock settings.
  * {@code apt_repository}, {@code yum_repository} and {@code rpm_key} keep package sources as
  * Ansible writes them ({@code AptSources}, {@code RepoIni}; keys read by {@code OpenPgpKey}).
  * {@code firewalld} (firewall-cmd's queries and changes, firewall-offline-cmd for a stopped daemon),

@@ -54,7 +54,7 @@ class ModuleQuadClusterIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sysctl", "limits", "hosts", "authorized_key", "ssh_known_hosts", "mount", "service", "hostname", "user"})
+    @ValueSource(strings = {"sysctl", "limits", "hosts", "authorized_key", "ssh_known_hosts", "mount", "service", "hostname", "user", "timezone"})
     void checkApplyCheckApply(String module) throws Exception {
         Result check = provision(module, "--check");
         everyNode(check, true, "check on the fresh cluster");
@@ -80,6 +80,26 @@ class ModuleQuadClusterIT {
             assertEquals(node + "-quad.cluster.test\n", cluster.inNode(k, "hostname").expectSuccess("hostname").output());
             assertEquals(node + "-quad.cluster.test\n", cluster.inNode(k, "cat /etc/hostname").expectSuccess("cat").output());
         }
+    }
+
+    /**
+     * Another zone than the quad's, so that this test and the quad each find something to change
+     * in whichever order they run.
+     */
+    @org.junit.jupiter.api.Test
+    void timezoneLinksLocaltimeAndNewProcessesSeeTheZone() throws Exception {
+        Path own = Path.of("/etc/localtime");
+        String ownBefore = Files.isSymbolicLink(own) ? Files.readSymbolicLink(own).toString() : "not a link";
+        Result set = provision("timezone", "-e", "quad_zone=Etc/GMT+5");
+        assertEquals(0, set.exitCode(), set.output());
+        for (int k = 1; k <= NODES; k++) {
+            assertEquals("/usr/share/zoneinfo/Etc/GMT+5\n", cluster.inNode(k, "readlink /etc/localtime").expectSuccess("readlink").output());
+            assertEquals("Etc/GMT+5\n", cluster.inNode(k, "cat /etc/timezone").expectSuccess("cat").output());
+            assertEquals("LOCAL\n", cluster.inNode(k, "sed -n 3p /etc/adjtime").expectSuccess("sed").output());
+            assertEquals("-0500\n", cluster.inNode(k, "env -u TZ date +%z").expectSuccess("date").output());
+        }
+        assertEquals(ownBefore, Files.isSymbolicLink(own) ? Files.readSymbolicLink(own).toString() : "not a link",
+                "this machine's own /etc/localtime is untouched");
     }
 
     @ParameterizedTest

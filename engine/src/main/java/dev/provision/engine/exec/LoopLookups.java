@@ -42,6 +42,7 @@ final class LoopLookups {
             case DICT -> dict(evaluated);
             case FILEGLOB -> fileglob(strings(evaluated, "with_fileglob"), searchPath(task, playbookDirectory, "files"));
             case FIRST_FOUND -> firstFound(evaluated, searchPath(task, playbookDirectory, subdirectory(task.module())));
+            case SUBELEMENTS -> subelements(evaluated);
         };
     }
 
@@ -58,6 +59,84 @@ final class LoopLookups {
             items.add(item);
         });
         return items;
+    }
+
+    /**
+     * {@code with_subelements}: for each element (a mapping; a mapping of elements counts its values),
+     * one {@code [element, sub-item]} item per entry of the list the key path names in it, the element
+     * shown without that key, as Ansible's lookup gives it. An element registered as skipped adds
+     * nothing; one without the key (or whose path is not a mapping) adds nothing with
+     * {@code skip_missing}, else the task fails naming it.
+     */
+    static List<List<Object>> subelements(Object evaluated) throws LookupException {
+        if (!(evaluated instanceof List<?> terms) || terms.size() != 3 || !(terms.get(1) instanceof String keyPath)
+                || !(terms.get(2) instanceof Map<?, ?> flags)) {
+            throw new LookupException("with_subelements takes the elements, a key and {skip_missing}; got " + describe(evaluated));
+        }
+        boolean skipMissing = Boolean.TRUE.equals(flags.get("skip_missing"));
+        Object elements = terms.get(0);
+        if (elements instanceof Map<?, ?> registered && isSkipped(registered)) {
+            return List.of();
+        }
+        Iterable<?> all = elements instanceof Map<?, ?> m ? m.values() : elements instanceof List<?> l ? l : null;
+        if (all == null) {
+            throw new LookupException("with_subelements needs a list (or a mapping) of elements, got " + describe(elements));
+        }
+        String[] keys = keyPath.split("\\.", -1);
+        List<List<Object>> items = new ArrayList<>();
+        for (Object element : all) {
+            if (!(element instanceof Map<?, ?> outer)) {
+                throw new LookupException("with_subelements needs each element to be a mapping, got " + describe(element));
+            }
+            if (isSkipped(outer)) {
+                continue;
+            }
+            Map<Object, Object> shown = new LinkedHashMap<>(outer);
+            Map<Object, Object> level = shown;
+            Object sub = null;
+            for (int i = 0; i < keys.length; i++) {
+                Object value = level.get(keys[i]);
+                if (!level.containsKey(keys[i])) {
+                    if (skipMissing) {
+                        break;
+                    }
+                    throw new LookupException("with_subelements could not find '" + keys[i] + "' in an element: " + render(level));
+                }
+                if (i < keys.length - 1) {
+                    if (!(value instanceof Map<?, ?> inner)) {
+                        if (skipMissing) {
+                            break;
+                        }
+                        throw new LookupException("with_subelements: '" + keys[i] + "' should be a mapping, got " + describe(value));
+                    }
+                    Map<Object, Object> copy = new LinkedHashMap<>(inner);
+                    level.put(keys[i], copy);
+                    level = copy;
+                } else if (!(value instanceof List<?>)) {
+                    throw new LookupException("with_subelements: '" + keys[i] + "' should be a list, got " + describe(value));
+                } else {
+                    sub = level.remove(keys[i]);
+                }
+            }
+            if (sub instanceof List<?> subItems) {
+                for (Object subItem : subItems) {
+                    List<Object> pair = new ArrayList<>(2);
+                    pair.add(shown);
+                    pair.add(subItem);
+                    items.add(pair);
+                }
+            }
+        }
+        return items;
+    }
+
+    private static boolean isSkipped(Map<?, ?> map) {
+        Object skipped = map.get("skipped");
+        return skipped != null && !Boolean.FALSE.equals(skipped);
+    }
+
+    private static String render(Map<?, ?> map) {
+        return map.keySet().stream().map(String::valueOf).collect(Collectors.joining(", ", "{", "}"));
     }
 
     /**

@@ -31,7 +31,9 @@ public record Loop(Object items, Lookup lookup, String loopVar, String label, So
         /** {@code with_fileglob:}: patterns become the sorted controller files they match (files/ of the role, then the playbook's) */
         FILEGLOB("with_fileglob"),
         /** {@code with_first_found:}: candidate names (or {@code files}/{@code paths}/{@code skip}) become the first one that exists */
-        FIRST_FOUND("with_first_found");
+        FIRST_FOUND("with_first_found"),
+        /** {@code with_subelements:}: {@code [list, "key.path", {skip_missing}]} becomes {@code [element, sub-item]} pairs */
+        SUBELEMENTS("with_subelements");
 
         private final String keyword;
 
@@ -50,6 +52,7 @@ public record Loop(Object items, Lookup lookup, String loopVar, String label, So
                 case "with_dict" -> java.util.Optional.of(DICT);
                 case "with_fileglob" -> java.util.Optional.of(FILEGLOB);
                 case "with_first_found" -> java.util.Optional.of(FIRST_FOUND);
+                case "with_subelements" -> java.util.Optional.of(SUBELEMENTS);
                 default -> java.util.Optional.empty();
             };
         }

@@ -49,7 +49,6 @@ final class TaskParser {
             Map.entry("import_playbook", "use it at the top level of a playbook, not among tasks"),
             Map.entry("with_nested", "use 'loop:' with an expression instead"),
             Map.entry("with_sequence", "use 'loop:' with an expression instead"),
-            Map.entry("with_subelements", "use 'loop:' with an expression instead"),
             Map.entry("with_together", "use 'loop:' with an expression instead"),
             Map.entry("with_indexed_items", "use 'loop:' with 'loop_control:' instead"),
             Map.entry("vars_files", "set it on the play"));
@@ -567,7 +566,7 @@ final class TaskParser {
             switch (e.key()) {
                 case "name" -> name = Values.string(doc, v, "name");
                 case "args" -> argsNode = v;
-                case "loop", "with_items", "with_list", "with_dict", "with_fileglob", "with_first_found" -> {
+                case "loop", "with_items", "with_list", "with_dict", "with_fileglob", "with_first_found", "with_subelements" -> {
                     if (loopNode != null) {
                         throw doc.error(e.keyNode(), "both '" + loopKeyword + "' and '" + e.key()
                                 + "' are given; keep one of them");
@@ -821,6 +820,10 @@ final class TaskParser {
         Loop.Lookup lookup = Loop.Lookup.of(keyword).orElseThrow();
         Object items = switch (node) {
             case SequenceNode s when lookup == Loop.Lookup.FIRST_FOUND -> firstFoundTerms(doc, s);
+            case SequenceNode s when lookup == Loop.Lookup.SUBELEMENTS -> subelementsTerms(doc, s);
+            case Node n when lookup == Loop.Lookup.SUBELEMENTS -> throw doc.error(n, "'with_subelements' takes a list: "
+                    + "the elements (an expression), the key of each element's sub-list, and optionally {skip_missing: true}; not "
+                    + YamlDocument.describe(n));
             case SequenceNode s when lookup != Loop.Lookup.DICT -> {
                 Object value = doc.value(s);
                 yield keyword.equals("with_items") ? flattenOnce((List<?>) value) : value;
@@ -862,6 +865,36 @@ final class TaskParser {
     }
 
     private static final List<String> FIRST_FOUND_KEYS = List.of("files", "paths", "skip");
+
+    /**
+     * {@code with_subelements}' terms as written: the elements, a key path (dotted) and the optional
+     * flags, checked here so that a wrong shape fails before any host is contacted.
+     */
+    private static List<Object> subelementsTerms(YamlDocument doc, SequenceNode node) throws InvalidInputException {
+        List<Node> terms = node.getValue();
+        if (terms.size() < 2 || terms.size() > 3) {
+            throw doc.error(node, "'with_subelements' takes 2 or 3 items (the elements, the key of each element's "
+                    + "sub-list, optionally {skip_missing: true}), not " + terms.size());
+        }
+        List<Object> out = new ArrayList<>();
+        out.add(doc.value(terms.get(0)));
+        out.add(Values.string(doc, terms.get(1), "with_subelements key"));
+        boolean skipMissing = false;
+        if (terms.size() == 3) {
+            if (!(terms.get(2) instanceof MappingNode flags)) {
+                throw doc.error(terms.get(2), "the third item of 'with_subelements' must be {skip_missing: true}, not "
+                        + YamlDocument.describe(terms.get(2)));
+            }
+            for (YamlDocument.Entry e : doc.entries(flags)) {
+                if (!e.key().equals("skip_missing")) {
+                    throw doc.error(e.keyNode(), "unknown flag '" + e.key() + "' for 'with_subelements'; it takes skip_missing");
+                }
+                skipMissing = Values.bool(doc, e.value(), "skip_missing");
+            }
+        }
+        out.add(Map.of("skip_missing", skipMissing));
+        return out;
+    }
 
     /**
      * {@code with_first_found}'s terms as written: file names, or mappings of {@code files},

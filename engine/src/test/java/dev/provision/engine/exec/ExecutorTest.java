@@ -314,6 +314,7 @@ class ExecutorTest {
         List<String> lines = harness.factory.commandLines("node01");
         assertEquals(2, lines.size(), lines.toString());
         assertTrue(!lines.get(0).contains("cd ") && lines.get(1).contains("/srv"), lines.toString());
+    }
 
     private static final String TEMPFILE_THEN_USE = """
             - hosts: node01

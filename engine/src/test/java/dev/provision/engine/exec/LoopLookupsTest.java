@@ -48,6 +48,24 @@ class LoopLookupsTest {
     }
 
     @Test
+    void subelementsPairsEachElementWithItsSubItemsAndLeavesTheKeyOut() throws Exception {
+        Map<String, Object> alice = Map.of("name", "alice", "keys", List.of("k1", "k2"));
+        Map<String, Object> bob = Map.of("name", "bob");
+        assertEquals(List.of(List.of(Map.of("name", "alice"), "k1"), List.of(Map.of("name", "alice"), "k2")),
+                LoopLookups.subelements(List.of(List.of(alice, bob), "keys", Map.of("skip_missing", true))));
+        LoopLookups.LookupException missing = assertThrows(LoopLookups.LookupException.class,
+                () -> LoopLookups.subelements(List.of(List.of(alice, bob), "keys", Map.of("skip_missing", false))));
+        assertTrue(missing.getMessage().contains("could not find 'keys'") && missing.getMessage().contains("{name}"), missing.getMessage());
+        assertThrows(LoopLookups.LookupException.class, () -> LoopLookups.subelements(
+                List.of(List.of(Map.of("keys", "k1")), "keys", Map.of("skip_missing", true))), "the key must name a list");
+        assertEquals(List.of(List.of(Map.of("auth", Map.of()), "x")), LoopLookups.subelements(List.of(
+                Map.of("a", Map.of("auth", Map.of("members", List.of("x")))), "auth.members", Map.of("skip_missing", false))),
+                "a mapping of elements counts its values; a dotted path reaches inside");
+        assertEquals(List.of(), LoopLookups.subelements(List.of(List.of(Map.of("skipped", true)), "keys", Map.of("skip_missing", false))),
+                "an element registered as skipped adds nothing");
+    }
+
+    @Test
     void fileglobMatchesFilesOfOneDirectorySortedAndAbsolute() throws Exception {
         assertEquals(List.of(role.resolve("files/bin/epilog.sh").toString(), role.resolve("files/bin/prolog.sh").toString()),
                 LoopLookups.fileglob(List.of("bin/*.sh"), files), "a directory named *.sh is not a match");

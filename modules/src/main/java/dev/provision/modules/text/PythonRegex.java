@@ -34,7 +34,7 @@ public final class PythonRegex {
      * {@link Pattern#DOTALL}) set as Python's {@code re.compile(regex, flags)} sets them. Two of
      * Python's meanings that Java spells otherwise are kept: {@code \Z} is the very end of the text
      * (Java's {@code \z}), and in multi-line mode {@code ^} also matches at the end of a text that
-     * ends with a newline, as Python's does (Java's stops there), which matters to a substitution
+     * ends with a newline and in an empty text, as Python's does (Java's does not), which matters to a substitution
      * ({@code re.sub("^", "# ", "a\n")} gives {@code "# a\n# "}).
      *
      * @throws IllegalArgumentException naming the expression when it is malformed
@@ -90,7 +90,7 @@ public final class PythonRegex {
                     out.append(regex.charAt(++i));
                 }
             } else if (c == '^' && multiline) {
-                out.append("(?:^|(?<=\\n))");
+                out.append("(?:\\A|(?<=\\n))");
             } else {
                 out.append(c);
             }

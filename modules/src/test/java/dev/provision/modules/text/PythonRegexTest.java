@@ -16,6 +16,7 @@ class PythonRegexTest {
     @Test
     void multiLineCaretAlsoMatchesAtTheEndAfterANewlineButNotInAClass() {
         assertEquals("# a\n# b\n# ", sub("^", Pattern.MULTILINE, "# ", "a\nb\n"));
+        assertEquals("#", sub("^", Pattern.MULTILINE, "#", ""), "Python's ^ matches an empty text; Java's multi-line one does not");
         assertEquals("# a\n", sub("^(.+)$", Pattern.MULTILINE, "# \\1", "a\n"));
         assertEquals("-\n-", sub("[^\n]", Pattern.MULTILINE, "-", "a\nb"));
         assertEquals("^x", sub("\\^", Pattern.MULTILINE, "^", "^x"));

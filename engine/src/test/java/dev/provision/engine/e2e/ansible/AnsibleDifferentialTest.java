@@ -279,7 +279,7 @@ class AnsibleDifferentialTest {
         env.put("ANSIBLE_REMOTE_TEMP", tmp.resolve("ansible-remote").toString());
         env.put("ANSIBLE_RETRY_FILES_ENABLED", "false");
         env.put("ANSIBLE_NOCOLOR", "1");
-        String output = run(pb, 240);
+        String output = run(pb, 600);
         Map<String, JsonNode> verdicts = new LinkedHashMap<>();
         for (String line : output.split("\n")) {
             if (line.startsWith("{\"task\"")) {

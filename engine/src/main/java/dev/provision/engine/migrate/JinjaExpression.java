@@ -401,6 +401,15 @@ final class JinjaExpression {
         while (true) {
             if (accept(".")) {
                 String name = tokens.get(at++);
+                if (name.equals("get") && accept("(")) {
+                    // a mapping's get(key, fallback): the entry when there is one, else the fallback
+                    Node key = ternary();
+                    expect(",");
+                    Node fallback = ternary();
+                    expect(")");
+                    n = new Node("(" + n.at(ATOM) + "[" + key.text() + "])!" + fallback.at(ATOM), TERNARY, false);
+                    continue;
+                }
                 n = name.matches("\\d+") ? new Node(n.at(ATOM) + "[" + name + "]", ATOM, false)
                         : new Node(n.at(ATOM) + "." + name, ATOM, false);
             } else if (accept("[")) {

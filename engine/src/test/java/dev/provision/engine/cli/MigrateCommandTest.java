@@ -114,6 +114,21 @@ class MigrateCommandTest {
     }
 
     @Test
+    void aMappingsGetWithAFallbackBecomesADefault() throws Exception {
+        Path playbook = Files.writeString(tmp.resolve("site.yml"), """
+                - hosts: localhost
+                  tasks:
+                    - debug: {msg: "{{ arch_map.get(ansible_architecture, ansible_architecture) }}"}
+                    - debug: {msg: "{{ arch_map.get(ansible_architecture) }}"}
+                """);
+        assertEquals(ExitCode.INVALID_INPUT.code(), provision("migrate", "--write", playbook.toString()), err.toString());
+        String written = Files.readString(playbook);
+        assertTrue(written.contains("msg: \"${(arch_map[ansible_architecture])!ansible_architecture}\""), written);
+        assertTrue(err.toString().contains(":4:") && err.toString().contains("(1 left)"),
+                "get without a fallback (None in Jinja2) has no twin: named\n" + err);
+    }
+
+    @Test
     void aConditionWrittenAsABlockScalarIsTranslatedAsOneOrNamed() throws Exception {
         Path playbook = Files.writeString(tmp.resolve("site.yml"), """
                 - hosts: localhost

@@ -475,6 +475,23 @@ class PlaybookLoaderTest {
     }
 
     @Test
+    void parametersAnsibleIgnoresAreWarningsNamingWhatToDo() throws Exception {
+        Playbook playbook = PlaybookLoader.load(write("site.yml", """
+                - hosts: all
+                  tasks:
+                    - shell: ip link
+                      args: {warn: false}
+                    - command: {cmd: ls, executable: /bin/bash}
+                """), dev.provision.engine.exec.ModuleRegistry.load());
+        assertEquals(2, playbook.warnings().size(), playbook.warnings().toString());
+        assertTrue(playbook.warnings().get(0).contains("'warn'") && playbook.warnings().get(0).contains("removed in Ansible 2.14"),
+                playbook.warnings().toString());
+        assertTrue(playbook.warnings().get(1).contains("'executable'"), playbook.warnings().toString());
+        assertTrue(!task(playbook.plays().getFirst().tasks(), 0).args().containsKey("warn"),
+                "the ignored parameter does not reach the module");
+    }
+
+    @Test
     void anIncludeRoleOfAMissingRoleWarnsWhileImportRoleFails() throws Exception {
         Playbook playbook = load("""
                 - hosts: all

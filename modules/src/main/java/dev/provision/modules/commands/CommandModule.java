@@ -42,6 +42,7 @@ public final class CommandModule implements TaskModule {
             .freeForm("cmd")
             // Ansible 2.4 and later warn and run the command without it
             .ignored("executable", "the command runs without a shell; use the shell module to choose one")
+            .ignored("warn", ShellModule.WARN_INSTEAD)
             .mutuallyExclusive("cmd", "argv")
             .requiredOneOf("cmd", "argv")
             .build();

@@ -22,6 +22,9 @@ import java.util.Optional;
  * {@code cd DIR || exit} line before the script; {@code executable}, an absolute path to another shell.
  */
 public final class ShellModule implements TaskModule {
+    /** Ansible 2.10-2.13's switch for its "consider using the X module" hints, removed in 2.14; it changed nothing on the host. */
+    static final String WARN_INSTEAD = "it only silenced Ansible's hints (removed in Ansible 2.14); provision gives none, remove it";
+
     private static final ParamSpec SPEC = ParamSpec.builder()
             .required("cmd", Type.STRING)
             .optional("creates", Type.STRING)
@@ -29,7 +32,9 @@ public final class ShellModule implements TaskModule {
             .optional("chdir", Type.STRING)
             .optional("executable", Type.STRING)
             .freeForm("cmd")
+            .ignored("warn", WARN_INSTEAD)
             .build();
+
 
     public ShellModule() {
     }

@@ -377,6 +377,13 @@ final class JinjaExpression {
                         + q + "." + q + ")?then(" + q + "." + q + " + " + base + "?keep_after_last(" + q + "." + q + "), " + q + q + "))";
                 return new Node("[" + v + "?remove_ending(" + ext + "), " + ext + "]", ATOM, false);
             }
+            case "ternary" -> {
+                if (args.size() != 2) {
+                    throw new Unsupported(); // ternary(a, b, none_value): a third branch for None, no twin
+                }
+                // Ansible's ternary: the first value when x is true as Jinja2 reads truth, else the second
+                return new Node(x.truth().at(ATOM) + "?then(" + args.get(0).text() + ", " + args.get(1).text() + ")", ATOM, false);
+            }
             case "bool" -> {
                 // Ansible's bool: true for yes, on, 1, true (any case) and the boolean true
                 String v = x.operand();

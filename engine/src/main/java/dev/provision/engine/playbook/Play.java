@@ -52,4 +52,12 @@ public record Play(
         handlers = List.copyOf(handlers);
         requireNonNull(position, "position cannot be null");
     }
+
+    /** This play with {@code over} set above its own vars (an {@code import_playbook}'s {@code vars:}, as Ansible does). */
+    public Play withVarsOver(Map<String, Object> over) {
+        Map<String, Object> merged = new java.util.LinkedHashMap<>(vars);
+        merged.putAll(over);
+        return new Play(name, hosts, merged, varsFiles, gatherFacts, serial, maxFailPercentage, anyErrorsFatal, become, becomeUser,
+                tags, preTasks, tasks, postTasks, handlers, position);
+    }
 }

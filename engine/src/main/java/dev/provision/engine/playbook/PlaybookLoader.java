@@ -116,8 +116,11 @@ public final class PlaybookLoader {
                                       List<Path> chain) throws InvalidInputException {
         Set<String> tags = new LinkedHashSet<>();
         List<Expression> when = new ArrayList<>();
+        Map<String, Object> vars = new LinkedHashMap<>();
         for (YamlDocument.Entry e : entries) {
-            if (e.key().equals("tags")) {
+            if (e.key().equals("vars")) {
+                vars.putAll(doc.mapping(e.value(), "'vars'")); // Ansible: each imported play gets them, over its own
+            } else if (e.key().equals("tags")) {
                 tags.addAll(Values.tags(doc, e.value())); // Ansible: every task of the imported plays gets them
             } else if (e.key().equals("when")) {
                 when.addAll(Values.conditions(doc, e.value(), "when")); // likewise: a condition on each task
@@ -129,6 +132,19 @@ public final class PlaybookLoader {
         String name = Values.string(doc, imported.value(), "import_playbook");
         if (name.contains("${") || name.contains("{{")) {
             throw doc.error(imported.value(), "dynamic includes are not supported; 'import_playbook' needs a fixed file name");
+        }
+        List<String> words = name.strip().matches("\\S+\\s+.*=.*") ? List.of(name.strip().split("\\s+")) : List.of(name);
+        if (words.size() > 1) {
+            // Ansible's older form "import_playbook: other.yml hostlist=gpu": the words after the name are vars
+            for (String word : words.subList(1, words.size())) {
+                int eq = word.indexOf('=');
+                if (eq < 1 || !dev.provision.modules.text.ShellWords.isName(word.substring(0, eq))) {
+                    throw doc.error(imported.value(), "'import_playbook: " + name + "': after the file name only name=value "
+                            + "words may follow (vars for the imported plays), not '" + word + "'; or use 'vars:'");
+                }
+                vars.putIfAbsent(word.substring(0, eq), word.substring(eq + 1));
+            }
+            name = words.getFirst();
         }
         Path dir = TaskParser.parentOf(doc.file());
         Path found = TaskParser.resolve(doc, imported.value(), dir, name);
@@ -149,7 +165,8 @@ public final class PlaybookLoader {
         importWhen = new ArrayList<>(outerWhen);
         importWhen.addAll(when);
         try {
-            return plays(found, longer);
+            List<Play> plays = plays(found, longer);
+            return vars.isEmpty() ? plays : plays.stream().map(p -> p.withVarsOver(vars)).toList();
         } finally {
             importTags = outer;
             importWhen = outerWhen;

@@ -71,7 +71,7 @@ class MigrateConditionsDifferentialTest {
             ran.add(m.group(1));
         }
         Map<String, Boolean> result = new TreeMap<>();
-        for (int k = 1; k <= 29; k++) {
+        for (int k = 1; k <= 30; k++) {
             String task = String.format("c%02d", k);
             result.put(task, ran.contains(task));
         }

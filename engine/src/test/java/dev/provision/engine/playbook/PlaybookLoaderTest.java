@@ -475,6 +475,28 @@ class PlaybookLoaderTest {
     }
 
     @Test
+    void importPlaybookVarsGoToEveryImportedPlayOverItsOwn() throws Exception {
+        write("registry.yml", """
+                - hosts: "${hostlist!'all'}"
+                  vars: {port: 5000, hostlist: mine}
+                  tasks:
+                    - debug: {msg: x}
+                """);
+        Playbook playbook = load("""
+                - import_playbook: registry.yml hostlist=gpu
+                - import_playbook: registry.yml
+                  vars: {port: 6000}
+                - import_playbook: registry.yml
+                """);
+        List<Play> plays = playbook.plays();
+        assertEquals(Map.of("port", 5000, "hostlist", "gpu"), plays.get(0).vars(), "the older k=v form");
+        assertEquals(Map.of("port", 6000, "hostlist", "mine"), plays.get(1).vars());
+        assertEquals(Map.of("port", 5000, "hostlist", "mine"), plays.get(2).vars());
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> load("- import_playbook: registry.yml x=1 y\n"));
+        assertTrue(e.getMessage().contains("only name=value words may follow"), e.getMessage());
+    }
+
+    @Test
     void parametersAnsibleIgnoresAreWarningsNamingWhatToDo() throws Exception {
         Playbook playbook = PlaybookLoader.load(write("site.yml", """
                 - hosts: all

@@ -84,14 +84,14 @@ public final class BecomeConnection implements Connection {
         requireNonNull(request, "request cannot be null");
         if (password == null) {
             String line = ShellWords.join(List.of("sudo", "-n", "-u", user, "--", "/bin/sh", "-c", request.commandLine()));
-            return wrapped.exec(new ExecRequest(line, request.stdin(), request.timeout()));
+            return wrapped.exec(request.withCommandLine(line));
         }
         String marker = "provision-become-" + HexFormat.of().formatHex(randomBytes());
         String line = ShellWords.join(List.of("sudo", "-k", "-S", "-p", "", "-u", user, "--",
                 "/bin/sh", "-c", SKIP_PASSWORD, marker, request.commandLine()));
         byte[] input = withPasswordAndMarker(marker, request.stdin());
         try {
-            return wrapped.exec(new ExecRequest(line, input, request.timeout()));
+            return wrapped.exec(new ExecRequest(line, input, request.timeout(), request.stdinFile()));
         } finally {
             Arrays.fill(input, (byte) 0);
         }

@@ -53,6 +53,23 @@ public interface Connection extends AutoCloseable {
         return FileTransfer.putThen(this, file, then);
     }
 
+    /**
+     * Writes a large controller file as {@link #put(Command.PutFile)} does, its bytes streamed from
+     * the file; one {@link #exec}. The source must be as the plan saw it (size, modification time).
+     */
+    default void upload(Command.UploadFile file) throws ConnectionException {
+        FileTransfer.upload(this, file);
+    }
+
+    /**
+     * Whether the host is the controller itself, as this connection's user: a controller file can
+     * then be copied rather than streamed ({@link #upload}). Decorators that keep the user answer
+     * for the connection they wrap; become does not (its user may not read the file).
+     */
+    default boolean isController() {
+        return false;
+    }
+
     /** Reads a whole file; empty when it does not exist. One {@link #exec}, like {@link #put}. */
     default Optional<byte[]> read(String path) throws ConnectionException {
         return FileTransfer.read(this, path);

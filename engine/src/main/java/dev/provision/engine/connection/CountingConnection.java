@@ -31,6 +31,11 @@ public final class CountingConnection implements Connection {
     }
 
     @Override
+    public boolean isController() {
+        return connection.isController();
+    }
+
+    @Override
     public String hostName() {
         return connection.hostName();
     }
@@ -58,6 +63,12 @@ public final class CountingConnection implements Connection {
     public ExecResult putThen(Command.PutFile file, java.util.List<java.util.List<String>> then) throws ConnectionException {
         exchanges.incrementAndGet();
         return connection.putThen(file, then);
+    }
+
+    @Override
+    public void upload(Command.UploadFile file) throws ConnectionException {
+        exchanges.incrementAndGet();
+        connection.upload(file);
     }
 
     @Override

@@ -47,6 +47,11 @@ public final class EnvironmentConnection implements Connection {
     }
 
     @Override
+    public boolean isController() {
+        return connection.isController();
+    }
+
+    @Override
     public String hostName() {
         return connection.hostName();
     }
@@ -57,7 +62,7 @@ public final class EnvironmentConnection implements Connection {
         words.add("/bin/sh");
         words.add("-c");
         words.add(request.commandLine());
-        return connection.exec(new ExecRequest(ShellWords.join(words), request.stdin(), request.timeout()));
+        return connection.exec(request.withCommandLine(ShellWords.join(words)));
     }
 
     @Override

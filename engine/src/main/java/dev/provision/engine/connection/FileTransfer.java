@@ -42,12 +42,7 @@ final class FileTransfer {
             tmp=$(mktemp "$dir/.provision-XXXXXX") || exit 1
             fail() { rm -f -- "$tmp"; exit 1; }
             trap fail HUP INT TERM PIPE
-            cat > "$tmp" || fail
-            sum=$(sha256sum < "$tmp") || fail
-            if [ "${sum%% *}" != "$sha256" ]; then
-              echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
-            fi
-            if [ -e "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
+            %RECEIVE%            if [ -e "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
             if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi
             if [ -n "$group" ]; then chgrp -- "$group" "$tmp" || fail; fi
             if [ -n "$mode" ]; then chmod -- "$mode" "$tmp" || fail
@@ -76,6 +71,26 @@ final class FileTransfer {
               if [ -d "$d" ] && [ ! -x "$d" ]; then echo "permission denied: $d" >&2; exit 1; fi
             done
             exit\s""" + MISSING + "\n";
+
+    /** How the content reaches the temp file: from standard input, checked against the SHA-256 sent. */
+    private static final String RECEIVE_STDIN = """
+            cat > "$tmp" || fail
+            sum=$(sha256sum < "$tmp") || fail
+            if [ "${sum%% *}" != "$sha256" ]; then
+              echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
+            fi
+            """;
+
+    /**
+     * The same on the controller itself: a plain copy of the source file, compared byte for byte
+     * with it (as fast as {@code cp}; no digest needed). A source that changed size meanwhile fails.
+     */
+    private static final String RECEIVE_COPY = """
+            cp -- "$src" "$tmp" || fail
+            if [ "$(stat -c %s -- "$tmp")" != "$size" ] || ! cmp -s -- "$src" "$tmp"; then
+              echo "$src changed while it was copied (not the $size bytes planned); $target left as it was" >&2; fail
+            fi
+            """;
 
     private FileTransfer() {
     }
@@ -113,21 +128,76 @@ final class FileTransfer {
     }
 
     private static String putScript(Connection connection, Command.PutFile file) throws ConnectionException {
-        String path = file.path();
         byte[] content = file.content();
-        Command.Attributes attributes = file.attributes();
+        return script(connection, file.path(), file.attributes(), file.validate(), file.backup(), content.length,
+                UploadDigests.of(file.path(), content), RECEIVE_STDIN);
+    }
+
+    private static String script(Connection connection, String path, Command.Attributes attributes,
+                                 java.util.List<String> validate, boolean backup, long size, String sha256, String receive)
+            throws ConnectionException {
         requireAbsolute(connection, path);
         return assign("target", path)
-                + assign("validate", file.validate().isEmpty() ? "" : "yes")
-                + assign("backup", file.backup() ? "yes" : "")
-                + "run_validator() { " + (file.validate().isEmpty() ? ":" : validatorLine(file.validate())) + "; }\n"
+                + assign("validate", validate.isEmpty() ? "" : "yes")
+                + assign("backup", backup ? "yes" : "")
+                + "run_validator() { " + (validate.isEmpty() ? ":" : validatorLine(validate)) + "; }\n"
                 + assign("dir", parentOf(path))
                 + assign("mode", attributes.mode().orElse(""))
                 + assign("owner", attributes.owner().orElse(""))
                 + assign("group", attributes.group().orElse(""))
-                + assign("size", Integer.toString(content.length))
-                + assign("sha256", UploadDigests.of(path, content))
-                + PUT_SCRIPT;
+                + assign("size", Long.toString(size))
+                + assign("sha256", sha256)
+                + PUT_SCRIPT.replace("%RECEIVE%", receive);
+    }
+
+    /**
+     * Writes a controller file as {@link #put} does, its bytes streamed from the file (never held in
+     * memory) and checked on the host against the source's SHA-256 ({@link ControllerFileDigests}).
+     */
+    static void upload(Connection connection, Command.UploadFile file) throws ConnectionException {
+        if (connection.isController()) {
+            uploadLocally(connection, file);
+            return;
+        }
+        requireUnchanged(connection, file);
+        String sha256;
+        try {
+            sha256 = dev.provision.modules.spi.ControllerFileDigests.sha256(file.source());
+        } catch (dev.provision.modules.spi.ModuleException e) {
+            throw new ConnectionException("cannot upload " + file.source() + " to " + connection.hostName() + ": " + e.getMessage());
+        }
+        String script = script(connection, file.path(), file.attributes(), java.util.List.of(), false, file.size(), sha256, RECEIVE_STDIN);
+        ExecResult result = connection.exec(ExecRequest.shell(script).withStdinFile(file.source()));
+        if (result.exitCode() != 0) {
+            throw new ConnectionException("cannot write " + file.path() + " on " + connection.hostName() + ": " + reason(result));
+        }
+    }
+
+    /** {@link #upload} on the controller itself: the source is copied, not streamed through a pipe. */
+    private static void uploadLocally(Connection connection, Command.UploadFile file) throws ConnectionException {
+        requireUnchanged(connection, file);
+        String script = assign("src", file.source().toAbsolutePath().toString())
+                + script(connection, file.path(), file.attributes(), java.util.List.of(), false, file.size(), "", RECEIVE_COPY);
+        ExecResult result = connection.exec(ExecRequest.shell(script));
+        if (result.exitCode() != 0) {
+            throw new ConnectionException("cannot write " + file.path() + " on " + connection.hostName() + ": " + reason(result));
+        }
+    }
+
+    /** The source as the plan saw it, or the write is refused: the plan said what it would write. */
+    private static void requireUnchanged(Connection connection, Command.UploadFile file) throws ConnectionException {
+        try {
+            java.nio.file.attribute.BasicFileAttributes now = java.nio.file.Files.readAttributes(file.source(),
+                    java.nio.file.attribute.BasicFileAttributes.class);
+            if (now.size() != file.size() || now.lastModifiedTime().toMillis() != file.modifiedMillis()) {
+                throw new ConnectionException("not writing " + file.path() + " on " + connection.hostName() + ": "
+                        + file.source() + " changed since the plan was made (" + file.size() + " bytes then, " + now.size()
+                        + " now); run again to plan from what it holds now");
+            }
+        } catch (java.io.IOException e) {
+            throw new ConnectionException("cannot read " + file.source() + " to upload it to " + connection.hostName() + ": "
+                    + e.getMessage());
+        }
     }
 
     private static void putFailure(Connection connection, Command.PutFile file, ExecResult result) throws ConnectionException {

@@ -33,6 +33,11 @@ public final class LocalConnection implements Connection {
     }
 
     @Override
+    public boolean isController() {
+        return true;
+    }
+
+    @Override
     public ExecResult exec(ExecRequest request) throws ConnectionException {
         requireNonNull(request, "request cannot be null");
         if (closed.get()) {
@@ -45,7 +50,7 @@ public final class LocalConnection implements Connection {
         } catch (IOException e) {
             throw new ConnectionException("cannot start /bin/sh on " + hostName + ": " + e.getMessage(), e);
         }
-        Pipes pipes = Pipes.start(process.getOutputStream(), request.stdin(), process.getInputStream(),
+        Pipes pipes = Pipes.start(process.getOutputStream(), request, process.getInputStream(),
                 process.getErrorStream());
         try {
             if (!process.waitFor(remainingNanos(deadline), TimeUnit.NANOSECONDS)) {

@@ -28,7 +28,12 @@ final class Pipes {
 
     /** Starts writing {@code input} (then closing {@code stdin}: end of file) and reading both outputs. */
     static Pipes start(OutputStream stdin, byte[] input, InputStream stdout, InputStream stderr) {
-        return new Pipes(feed(stdin, input), drain(stdout), drain(stderr));
+        return new Pipes(feed(stdin, input, java.util.Optional.empty()), drain(stdout), drain(stderr));
+    }
+
+    /** As {@link #start(OutputStream, byte[], InputStream, InputStream)}, the request's input file streamed after its bytes. */
+    static Pipes start(OutputStream stdin, ExecRequest request, InputStream stdout, InputStream stderr) {
+        return new Pipes(feed(stdin, request.stdin(), request.stdinFile()), drain(stdout), drain(stderr));
     }
 
     /**
@@ -60,11 +65,15 @@ final class Pipes {
         }
     }
 
-    private static CompletableFuture<Void> feed(OutputStream target, byte[] input) {
+    private static CompletableFuture<Void> feed(OutputStream target, byte[] input, java.util.Optional<java.nio.file.Path> file) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         Thread.ofVirtual().name("provision-stdin").start(() -> {
             try (target) {
                 target.write(input);
+                if (file.isPresent()) {
+                    // a file that cannot be read ends the input early: the command's check of what it received fails
+                    java.nio.file.Files.copy(file.get(), target);
+                }
                 target.flush();
             } catch (IOException e) {
                 // The command closed its input early (it did not want it); its exit status says the rest.

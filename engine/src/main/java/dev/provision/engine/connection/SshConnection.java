@@ -93,7 +93,8 @@ public final class SshConnection implements Connection {
             throw new ConnectionException("interrupted while waiting to run a command on " + hostName, e);
         }
         try {
-            RemoteShell shell = shellsWork && request.stdinLength() <= SHELL_STDIN_LIMIT ? shell() : null;
+            // a streamed file goes through its own channel: the shell takes only inputs it can hold
+            RemoteShell shell = shellsWork && request.stdinFile().isEmpty() && request.stdinLength() <= SHELL_STDIN_LIMIT ? shell() : null;
             return shell != null ? runInShell(shell, request, deadline) : runInOwnChannel(request, deadline);
         } finally {
             sessions.release();
@@ -238,7 +239,7 @@ public final class SshConnection implements Connection {
             String tag = "provision-exec-" + HexFormat.of().formatHex(randomBytes());
             // The tag, a no-op first line, names the command's shell in the process list (see kill).
             Session.Command command = session.exec(": " + tag + "\n" + request.commandLine());
-            Pipes pipes = Pipes.start(command.getOutputStream(), request.stdin(), command.getInputStream(),
+            Pipes pipes = Pipes.start(command.getOutputStream(), request, command.getInputStream(),
                     command.getErrorStream());
             Pipes.Outputs outputs;
             try {

@@ -38,6 +38,11 @@ public final class TimeLimitedConnection implements Connection {
     }
 
     @Override
+    public boolean isController() {
+        return connection.isController();
+    }
+
+    @Override
     public String hostName() {
         return connection.hostName();
     }

@@ -60,6 +60,7 @@ final class CommandRunner {
                 return Optional.of(c.exec(ExecRequest.shell(s.script())));
             }
             case Command.PutFile p -> c.put(p);
+            case Command.UploadFile u -> c.upload(u);
             case Command.MakeDirectory d -> check(c, "mkdir -p -- " + ShellWords.quote(d.path())
                     + attributes(d.path(), d.attributes()), "create directory " + d.path());
             case Command.Remove r -> check(c, "rm -rf -- " + ShellWords.quote(r.path()), "remove " + r.path());

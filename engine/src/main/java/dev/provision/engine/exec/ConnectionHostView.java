@@ -77,6 +77,19 @@ final class ConnectionHostView implements HostView {
     }
 
     @Override
+    public boolean holdsControllerFile(String path, java.nio.file.Path source) throws ModuleException {
+        if (!connection.isController()) {
+            return HostView.super.holdsControllerFile(path, source);
+        }
+        // the host is the controller: compare the two files (cmp stops at the first difference), no digest
+        ProbeResult same = probe("cmp", "-s", "--", source.toAbsolutePath().toString(), path);
+        if (same.exitCode() > 1) {
+            throw new ModuleException("cannot compare " + path + " with " + source + ": " + same.stderr().strip());
+        }
+        return same.exitCode() == 0;
+    }
+
+    @Override
     public Optional<byte[]> readFile(String path) throws ModuleException {
         Optional<String> copiedFrom = this.forecast.flatMap(f -> f.copiedFrom(path));
         if (copiedFrom.isPresent()) {

@@ -87,6 +87,13 @@ final class Forecast {
                         : new Entry(Optional.empty(), Optional.of(stat),
                                 Optional.of(source != null ? source.copiedFrom().orElseThrow() : f.source())));
             }
+            case Command.UploadFile u -> {
+                // a large file's bytes are not held: its size and attributes are forecast, its content is not
+                FileStat base = current.filter(s -> s.type() == FileStat.Type.FILE)
+                        .orElse(new FileStat(FileStat.Type.FILE, 0644, "root", "root", 0, ""));
+                paths.put(u.path(), new Entry(Optional.empty(), Optional.of(withAttributes(
+                        new FileStat(FileStat.Type.FILE, base.mode(), base.owner(), base.group(), u.size(), ""), u.attributes()))));
+            }
             case Command.Exec e -> { }
             case Command.Shell s -> { }
             case Command.AwaitReboot r -> { }

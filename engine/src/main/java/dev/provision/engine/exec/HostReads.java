@@ -66,6 +66,7 @@ final class HostReads {
             String path = put.path();
             boolean touchedLater = commands.subList(i + 1, commands.size()).stream().anyMatch(c -> switch (c) {
                 case dev.provision.modules.spi.Command.PutFile p -> p.path().equals(path);
+                case dev.provision.modules.spi.Command.UploadFile u -> u.path().equals(path);
                 case dev.provision.modules.spi.Command.Remove r -> path.equals(r.path()) || path.startsWith(r.path() + "/");
                 case dev.provision.modules.spi.Command.Symlink l -> l.path().equals(path);
                 case dev.provision.modules.spi.Command.HardLink h -> h.path().equals(path);

@@ -483,6 +483,7 @@ final class TaskRunner {
                 String path = switch (command) {
                     case Command.SetAttributes a -> a.path();
                     case Command.PutFile p -> p.path();
+                    case Command.UploadFile u -> u.path();
                     case Command.MakeDirectory d -> d.path();
                     case Command.HardLink h -> h.target();
                     case Command.CopyFile f -> f.source();

@@ -392,6 +392,13 @@ public final class SavedPlan {
                 n.put("source", f.source());
                 attributes(n, f.attributes());
             }
+            case Command.UploadFile u -> {
+                n.put("upload", u.path());
+                n.put("source", u.source().toString());
+                n.put("bytes", u.size());
+                n.put("source_modified_ms", u.modifiedMillis());
+                attributes(n, u.attributes());
+            }
             case Command.ControllerFile f -> {
                 n.put("controller_file", f.path());
                 content(n, "content", f.content(), secret, salt);
@@ -495,6 +502,14 @@ public final class SavedPlan {
                         field(md, f.source());
                         field(md, f.path());
                         field(md, f.attributes().toString());
+                    }
+                    case Command.UploadFile u -> {
+                        // the source as planned: a file changed since (size or time) is drift
+                        field(md, "upload");
+                        field(md, u.path());
+                        field(md, u.source().toString());
+                        field(md, u.size() + "/" + u.modifiedMillis());
+                        field(md, u.attributes().toString());
                     }
                     case Command.ControllerFile f -> {
                         field(md, "controller_file");

@@ -173,6 +173,37 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void uploadsALargeControllerFileByteForByteWithItsMode(@org.junit.jupiter.api.io.TempDir java.nio.file.Path controller)
+            throws Exception {
+        byte[] content = new byte[5 * 1024 * 1024 + 3];
+        new java.util.Random(7).nextBytes(content);
+        java.nio.file.Path source = java.nio.file.Files.write(controller.resolve("data.bin"), content);
+        String path = scratch + "/data.bin";
+        connection.upload(upload(path, source, new Command.Attributes(Optional.of("0640"), Optional.empty(), Optional.empty())));
+        assertEquals(dev.provision.modules.text.Sha256.hex(content), run("sha256sum < " + path).split(" ")[0]);
+        assertEquals("640", run("stat -c %a " + path).strip());
+        assertEquals("", run("ls -A " + scratch + " | grep provision- || true").strip(), "no temp file left");
+    }
+
+    @Test
+    void refusesToUploadASourceThatChangedSinceThePlanAndLeavesTheTarget(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path controller) throws Exception {
+        java.nio.file.Path source = java.nio.file.Files.write(controller.resolve("data.bin"), new byte[4096]);
+        String path = scratch + "/data.bin";
+        connection.put(path, "old\n".getBytes(StandardCharsets.UTF_8), NONE);
+        Command.UploadFile planned = upload(path, source, NONE);
+        java.nio.file.Files.write(source, new byte[8192]); // the source grew after the plan was made
+        ConnectionException e = assertThrows(ConnectionException.class, () -> connection.upload(planned));
+        assertTrue(e.getMessage().contains("changed since the plan was made"), e.getMessage());
+        assertEquals("old\n", new String(connection.read(path).orElseThrow(), StandardCharsets.UTF_8));
+    }
+
+    private static Command.UploadFile upload(String path, java.nio.file.Path source, Command.Attributes attributes) throws Exception {
+        var attrs = java.nio.file.Files.readAttributes(source, java.nio.file.attribute.BasicFileAttributes.class);
+        return new Command.UploadFile(path, source, attrs.size(), attrs.lastModifiedTime().toMillis(), attributes);
+    }
+
+    @Test
     void putsAnEmptyFile() throws Exception {
         String path = scratch + "/empty";
         connection.put(path, new byte[0], NONE);

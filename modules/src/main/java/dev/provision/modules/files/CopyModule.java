@@ -101,6 +101,10 @@ public final class CopyModule implements TaskModule {
             String src = params.string("src");
             Path file = context.controllerFile(src);
             Attributes attributes = FileAttributes.requested(params, file);
+            if (!params.has("validate") && !params.bool("backup") && LargeUpload.applies(file)) {
+                return LargeUpload.plan(context.host(), dest, FilePaths.basename(src), file, attributes, params.bool("follow"),
+                        params.bool("force"));
+            }
             return planFile(context.host(), dest, Optional.of(FilePaths.basename(src)), readControllerFile(file, src),
                     attributes, params.bool("follow"), params.bool("force"));
         }

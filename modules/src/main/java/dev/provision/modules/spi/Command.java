@@ -157,6 +157,21 @@ public sealed interface Command {
     }
 
     /**
+     * Writes a large controller file to {@code path} as {@link PutFile} does (temp file beside it,
+     * checked, attributes, rename), its bytes streamed from {@code source} and never held in memory.
+     * {@code size} and {@code modifiedMillis} are what the plan saw: a source that changed since is
+     * refused, not written.
+     */
+    record UploadFile(String path, java.nio.file.Path source, long size, long modifiedMillis, Attributes attributes)
+            implements Command {
+        public UploadFile {
+            requireNonNull(path, "path cannot be null");
+            requireNonNull(source, "source cannot be null");
+            requireNonNull(attributes, "attributes cannot be null");
+        }
+    }
+
+    /**
      * Copies the host's regular file {@code source} to {@code path} on the same host, without the
      * content passing through the controller: a temp file beside the target, attributes set, rename
      * (as {@link PutFile}). Attributes not given are those of a new file ({@code 0644}, the

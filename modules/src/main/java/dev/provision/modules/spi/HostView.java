@@ -67,4 +67,19 @@ public interface HostView {
     default Optional<ProbeResult> pendingAnswer(java.util.List<String> probe) {
         return Optional.empty();
     }
+
+    /**
+     * Whether the host's regular file {@code path} holds exactly the bytes of the controller file
+     * {@code source}, asked without bringing the host's file over: its SHA-256 computed on the host
+     * against the source's ({@link ControllerFileDigests}). A connection to the controller itself
+     * may compare the two files directly.
+     */
+    default boolean holdsControllerFile(String path, java.nio.file.Path source) throws ModuleException {
+        ProbeResult sum = probe("sha256sum", "--", path);
+        if (!sum.ok()) {
+            throw new ModuleException("cannot checksum " + path + ": " + sum.stderr().strip());
+        }
+        String hostDigest = sum.stdout().strip().split("\\s+", 2)[0];
+        return hostDigest.equalsIgnoreCase(ControllerFileDigests.sha256(source));
+    }
 }

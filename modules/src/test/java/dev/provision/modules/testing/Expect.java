@@ -98,6 +98,8 @@ public sealed interface Expect {
             case Command.Symlink l -> "link " + l.path() + " -> " + l.target();
             case Command.HardLink h -> "hardlink " + h.path() + " => " + h.target();
             case Command.CopyFile f -> "cp " + f.source() + " " + f.path() + " " + attrs(f.attributes());
+            case Command.UploadFile u -> "upload " + u.source().getFileName() + " " + u.path() + " " + attrs(u.attributes()) + " "
+                    + u.size() + " bytes";
             case Command.Exec e -> "exec " + e.argv() + (e.stdin().length == 0 ? "" : " stdin=" + quoted(e.stdin()));
             case Command.Shell s -> "shell " + quoted(s.script().getBytes(StandardCharsets.UTF_8));
             case Command.ControllerFile f -> "controller file " + f.path() + " " + quoted(f.content());

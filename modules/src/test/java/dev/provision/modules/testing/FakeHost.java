@@ -223,6 +223,15 @@ public final class FakeHost implements HostView {
                     stats.put(put.path(), withAttributes(stats.get(put.path()), old.octalMode(), old.owner(), old.group()));
                 }
             }
+            case Command.UploadFile upload -> {
+                Attributes a = upload.attributes();
+                try {
+                    bytes(upload.path(), java.nio.file.Files.readAllBytes(upload.source()), a.mode().orElse("0644"),
+                            a.owner().orElse("root"), a.group().orElse("root"));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
             case Command.MakeDirectory dir -> directory(dir.path(), dir.attributes().mode().orElse("0755"),
                     dir.attributes().owner().orElse("root"), dir.attributes().group().orElse("root"));
             case Command.Remove remove -> {

@@ -1,0 +1,63 @@
+package dev.provision.modules.spi;
+
+import dev.provision.modules.text.Sha256;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The SHA-256 of a controller file, read in parts (never the whole file in memory) and computed once
+ * per run for a given path, size, modification time and inode: a large {@code copy} to a thousand
+ * hosts hashes its source once, and the plan, the write's check on each host and a saved plan all
+ * use that one digest. Thread-safe; a file being hashed by one thread is waited for by the others.
+ */
+public final class ControllerFileDigests {
+    private record Version(Path path, long size, long modifiedMillis, Object fileKey) {
+    }
+
+    private static final ConcurrentMap<Version, String> KNOWN = new ConcurrentHashMap<>();
+    private static final int MAX_FILES = 1024;
+
+    private ControllerFileDigests() {
+    }
+
+    /** The digest in lower-case hex, as {@code sha256sum} prints it. */
+    public static String sha256(Path file) throws ModuleException {
+        Version version;
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            version = new Version(file.toAbsolutePath().normalize(), attributes.size(),
+                    attributes.lastModifiedTime().toMillis(), attributes.fileKey());
+        } catch (IOException e) {
+            throw new ModuleException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        if (KNOWN.size() >= MAX_FILES) {
+            KNOWN.clear();
+        }
+        try {
+            return KNOWN.computeIfAbsent(version, v -> hash(v.path()));
+        } catch (UncheckedIOException e) {
+            throw new ModuleException("cannot read " + file + ": " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    private static String hash(Path file) {
+        MessageDigest digest = Sha256.digest();
+        byte[] buffer = new byte[1 << 20];
+        try (InputStream in = Files.newInputStream(file)) {
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                digest.update(buffer, 0, n);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+}

@@ -92,6 +92,21 @@ final class FileTransfer {
             fi
             """;
 
+    /**
+     * As {@link #RECEIVE_STDIN}, when the source's SHA-256 follows its bytes on the same input (the
+     * controller hashes while they travel): exactly {@code $size} bytes, then the digest's line.
+     */
+    private static final String RECEIVE_THEN_DIGEST = """
+            dd of="$tmp" bs=1048576 count="$size" iflag=count_bytes,fullblock status=none || fail
+            if ! IFS= read -r sha256; then
+              echo "content arrived short (not the $size bytes sent); $target left as it was" >&2; fail
+            fi
+            sum=$(sha256sum < "$tmp") || fail
+            if [ "${sum%% *}" != "$sha256" ]; then
+              echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
+            fi
+            """;
+
     private FileTransfer() {
     }
 
@@ -171,6 +186,35 @@ final class FileTransfer {
         if (result.exitCode() != 0) {
             throw new ConnectionException("cannot write " + file.path() + " on " + connection.hostName() + ": " + reason(result));
         }
+    }
+
+    /**
+     * {@link #upload} through a channel of OpenSSH's client ({@link OpenSshUpload}), the source hashed
+     * while its bytes travel.
+     *
+     * @return false when {@code ssh} could not carry it (nothing was written): write it another way
+     */
+    static boolean uploadThroughOpenSsh(Connection connection, Command.UploadFile file, OpenSshUpload.Target target)
+            throws ConnectionException {
+        requireUnchanged(connection, file);
+        java.util.concurrent.CompletableFuture<String> sha256 = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofVirtual().name("provision-digest").start(() -> {
+            try {
+                sha256.complete(dev.provision.modules.spi.ControllerFileDigests.sha256(file.source()));
+            } catch (dev.provision.modules.spi.ModuleException | RuntimeException e) {
+                sha256.complete("unreadable"); // the host's check then refuses the write
+            }
+        });
+        String script = script(connection, file.path(), file.attributes(), java.util.List.of(), false, file.size(), "",
+                RECEIVE_THEN_DIGEST);
+        Optional<ExecResult> result = OpenSshUpload.run(target, script, file.source(), sha256, ExecRequest.DEFAULT_TIMEOUT);
+        if (result.isEmpty()) {
+            return false;
+        }
+        if (result.get().exitCode() != 0) {
+            throw new ConnectionException("cannot write " + file.path() + " on " + connection.hostName() + ": " + reason(result.get()));
+        }
+        return true;
     }
 
     /** {@link #upload} on the controller itself: the source is copied, not streamed through a pipe. */

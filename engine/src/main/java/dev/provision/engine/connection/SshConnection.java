@@ -48,6 +48,8 @@ public final class SshConnection implements Connection {
     private final String destination;
     private final SSHClient client;
     private final PublicKey hostKey;
+    /** How OpenSSH's client can reach the host for large uploads; empty where it cannot serve. */
+    private final java.util.Optional<OpenSshUpload.Target> openSsh;
     private final Semaphore sessions = new Semaphore(MAX_SESSIONS, true);
     private final Semaphore starts;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -60,6 +62,13 @@ public final class SshConnection implements Connection {
      *     controller share the CPU a thousand ways, and the slowest starts ran past their time limit
      */
     SshConnection(String hostName, String destination, SSHClient client, PublicKey hostKey, Semaphore starts) {
+        this(hostName, destination, client, hostKey, starts, java.util.Optional.empty());
+    }
+
+    /** @param openSsh how OpenSSH's client reaches the host, for large uploads ({@link OpenSshUpload}) */
+    SshConnection(String hostName, String destination, SSHClient client, PublicKey hostKey, Semaphore starts,
+                  java.util.Optional<OpenSshUpload.Target> openSsh) {
+        this.openSsh = requireNonNull(openSsh, "openSsh cannot be null");
         this.hostName = requireNonNull(hostName, "hostName cannot be null");
         this.destination = requireNonNull(destination, "destination cannot be null");
         this.client = requireNonNull(client, "client cannot be null");
@@ -70,6 +79,14 @@ public final class SshConnection implements Connection {
     @Override
     public String hostName() {
         return hostName;
+    }
+
+    @Override
+    public void upload(dev.provision.modules.spi.Command.UploadFile file) throws ConnectionException {
+        if (openSsh.isPresent() && OpenSshUpload.available() && FileTransfer.uploadThroughOpenSsh(this, file, openSsh.get())) {
+            return;
+        }
+        FileTransfer.upload(this, file);
     }
 
     /** The host key that was verified when this connection was opened. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.security.PublicKey;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -215,7 +216,13 @@ public final class SshConnectionFactory implements ConnectionFactory {
                     + host.jump().map(j -> " via jump host " + j.host()).orElse(""), e, settings.connectTimeout()));
         }
         authenticate(client, host.user(), keys, host.destination(), host.keepAlive());
-        return new SshConnection(host.hostName(), destination, client, check.verifiedKey().orElseThrow(), handshakes);
+        PublicKey verified = check.verifiedKey().orElseThrow();
+        // OpenSSH's client carries large uploads where it can reach the host the same way (no jump host)
+        Optional<OpenSshUpload.Target> openSsh = host.jump().isPresent() ? Optional.empty()
+                : Optional.of(new OpenSshUpload.Target(host.address(), host.port(), host.user(),
+                        keys.stream().map(UsableKey::file).toList(), verified, settings.connectTimeout(),
+                        host.keepAlive().intervalSeconds(), host.keepAlive().countMax()));
+        return new SshConnection(host.hostName(), destination, client, verified, handshakes, openSsh);
     }
 
     private SSHClient newClient(HostKeyCheck check) {

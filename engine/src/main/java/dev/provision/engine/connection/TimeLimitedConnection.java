@@ -38,6 +38,12 @@ public final class TimeLimitedConnection implements Connection {
     }
 
     @Override
+    public void upload(dev.provision.modules.spi.Command.UploadFile file) throws ConnectionException {
+        // the put script needs no variables and bounds its own wait; the wrapped connection may carry it faster
+        connection.upload(file);
+    }
+
+    @Override
     public boolean isController() {
         return connection.isController();
     }

@@ -3,9 +3,12 @@ package dev.provision.engine.connection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,6 +45,30 @@ class SshConnectionTest extends ConnectionContract {
     @Override
     protected Connection openConnection() throws Exception {
         return factory.open("node01", Map.of("ansible_host", "127.0.0.1", "ansible_port", sshd.port));
+    }
+
+    @Test
+    void openSshCarriesAnUploadOnlyToTheHostKeyThisConnectionVerified() throws Exception {
+        assumeTrue(OpenSshUpload.available(), "no OpenSSH client");
+        SshConnection ssh = assertInstanceOf(SshConnection.class, connection);
+        Path source = java.nio.file.Files.write(directory.resolve("upload.bin"), new byte[] {1, 2, 3});
+        java.util.concurrent.CompletableFuture<String> digest = java.util.concurrent.CompletableFuture.completedFuture("d1g3st");
+        OpenSshUpload.Target verified = new OpenSshUpload.Target("127.0.0.1", sshd.port, "root", List.of(sshd.clientKey),
+                ssh.hostKey(), java.time.Duration.ofSeconds(10), 15, 3);
+        ExecResult r = OpenSshUpload.run(verified, "wc -c | tr -d ' '", source, digest, java.time.Duration.ofSeconds(60))
+                .orElseThrow();
+        assertEquals("10\n", r.stdoutText(), "the bytes, then the digest's line: " + r.stderrText());
+        java.security.PublicKey other = ecdsaKey();
+        OpenSshUpload.Target impostor = new OpenSshUpload.Target("127.0.0.1", sshd.port, "root", List.of(sshd.clientKey),
+                other, java.time.Duration.ofSeconds(10), 15, 3);
+        assertEquals(Optional.empty(), OpenSshUpload.run(impostor, "touch /tmp/provision-must-not-run", source, digest,
+                java.time.Duration.ofSeconds(60)), "a host whose key is not the verified one gets nothing");
+    }
+
+    private static java.security.PublicKey ecdsaKey() throws Exception {
+        java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
+        generator.initialize(256);
+        return generator.generateKeyPair().getPublic();
     }
 
     @Test

@@ -47,6 +47,9 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
             .optional("expected_hbm_gbps", Type.ANY)
             .optional("expected_host_gbps", Type.ANY)
             .withDefault("python", Type.STRING, "python3")
+            .optional("baseline", Type.STRING)
+            .withDefault("baseline_fail", Type.STRING, "0.90")
+            .withDefault("baseline_warn", Type.STRING, "0.95")
             .build();
 
     public GpuAcceptanceCheckModule() {
@@ -73,7 +76,10 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
                 2039 GB/s, Gen4 21 GB/s; fail below 0.7 / 0.75 / 1.0 of them, warn below 0.8 / 0.8 / 1.05), then
                 against the fleet: a node whose slowest GPU is far below the median of all nodes is named even
                 when it clears the reference. tier: quick (1 s a measurement), standard (3 s), full (20 s);
-                budget: seconds for the whole node. Sources: docs/gpu-acceptance.md.""";
+                budget: seconds for the whole node. baseline: the --json report of an earlier run (the node's acceptance):
+                each GPU is also judged against its own figures there, failing below baseline_fail (0.90) of them and
+                warning below baseline_warn (0.95): the slow decay no fleet median sees when every node ages alike.
+                Sources: docs/gpu-acceptance.md.""";
     }
 
     /** One judged figure: its key in the script's output and result, its row name, unit and fractions. */
@@ -117,6 +123,15 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
                     "unknown: the benchmark gave no verdict (exit " + run.exitCode() + ": " + last
                             + "); check that PyTorch with CUDA runs on the node")).plan();
         }
+        Optional<AcceptanceBaseline> baseline = baseline(params, context);
+        double baselineFail = fraction(params, "baseline_fail");
+        double baselineWarn = fraction(params, "baseline_warn");
+        String host = context.host().name();
+        if (baseline.isPresent() && !baseline.get().knows(host)) {
+            report.add(CheckResult.warn("gpu_acceptance.baseline", "none for " + host, "this node's acceptance figures",
+                    "the baseline " + baseline.get().file().getFileName() + " has no figures of this node (added since?): keep this"
+                            + " run's --json report as its baseline"));
+        }
         Map<String, Double> slowest = new LinkedHashMap<>();
         Map<String, String> slowestGpu = new LinkedHashMap<>();
         List<Map<String, Object>> perGpu = new ArrayList<>();
@@ -140,6 +155,10 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
                 Optional<Double> expected = expected(params, f, ref);
                 expected.ifPresent(e -> report.measured("expected_" + f.key(), e));
                 report.add(row(prefix + f.check(), v, f, expected, ref.map(GpuReferences.Reference::model).orElse(gpu.name())));
+                if (baseline.isPresent()) {
+                    baseline.get().figure(host, gpu.index(), f.key()).ifPresent(was -> report.add(
+                            sinceBaseline(prefix + f.check() + "_vs_baseline", v, was, f, baselineFail, baselineWarn, baseline.get())));
+                }
             }
             perGpu.add(figures);
             boolean correct = gpu.correct();
@@ -153,6 +172,38 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
         slowest.forEach((k, v) -> report.measured(k, v));
         slowestGpu.forEach((k, v) -> report.measured(k + "_gpu", v));
         return report.plan();
+    }
+
+    private static Optional<AcceptanceBaseline> baseline(Params params, TaskContext context) throws ModuleException {
+        Optional<String> name = Probes.expectation(params, "baseline"); // blank: none, as "${acceptance_baseline!''}" gives
+        return name.isEmpty() ? Optional.empty() : Optional.of(AcceptanceBaseline.read(context.controllerFile(name.get())));
+    }
+
+    private static double fraction(Params params, String name) throws ModuleException {
+        double f = Probes.number(params, name).orElseThrow();
+        if (!(f > 0 && f <= 1)) {
+            throw new ModuleException(name + ": must be a fraction between 0 and 1, got " + params.string(name));
+        }
+        return f;
+    }
+
+    /** A figure against the same GPU's at acceptance: a drop the references and the fleet may both miss. */
+    private static CheckResult sinceBaseline(String check, double v, double was, Figure f, double failBelow, double warnBelow,
+                                             AcceptanceBaseline baseline) {
+        String measured = String.format(Locale.ROOT, "%.1f %s (was %.1f)", v, f.unit(), was);
+        String expected = String.format(Locale.ROOT, ">= %s %s (%s x baseline)", Probes.figure(Math.round(was * failBelow * 10) / 10.0),
+                f.unit(), Probes.figure(failBelow));
+        double drop = 100 * (1 - v / was);
+        String since = String.format(Locale.ROOT, "%.0f%% below its own figure in %s", drop, baseline.file().getFileName());
+        if (v < was * failBelow) {
+            return CheckResult.fail(check, measured, expected, since + ": the GPU is busy, throttled or degrading: check nvidia-smi"
+                    + " (other processes, clocks, power, temperature); if nothing explains it, drain the node, reset the GPU and run"
+                    + " again; if it stays, have it serviced");
+        }
+        if (v < was * warnBelow) {
+            return CheckResult.warn(check, measured, expected, since + ": watch it; run the full tier when the node is idle");
+        }
+        return CheckResult.pass(check, measured, expected);
     }
 
     private static Optional<Double> expected(Params params, Figure f, Optional<GpuReferences.Reference> ref) throws ModuleException {

@@ -103,4 +103,52 @@ class GpuAcceptanceCheckModuleTest {
         org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ParamException.class,
                 () -> module.params().validate(Args.of("quick", "yes")), "quick is a value, not a parameter");
     }
+
+    /** The --json report of the real H200's idle acceptance run through provision (docs/preflight-h200/acceptance/). */
+    private FakeContext withBaseline(String output, String reportHost) throws Exception {
+        String report;
+        try (var in = getClass().getResourceAsStream("/baseline/h200-acceptance-report.json")) {
+            report = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        FakeHost host = new FakeHost()
+                .probe(NcclBandwidthCheckModule.COUNT_COMMAND, new ProbeResult(0, "NVIDIA H200\n", ""))
+                .probe(List.of("python3", "-c", GpuAcceptanceCheckModule.BENCHMARK, "3"), new ProbeResult(0, output, ""));
+        // the report was made on "localhost"; the fake host is "fake"
+        return new FakeContext(host, controller).controllerFile("acceptance.json",
+                report.replace("\"host\" : \"localhost\"", "\"host\" : \"" + reportHost + "\""));
+    }
+
+    @Test
+    void aGpuFarBelowItsOwnAcceptanceFiguresFailsAgainstTheBaseline() throws Exception {
+        Plan plan = module.plan(module.params().validate(Args.of("baseline", "acceptance.json")),
+                withBaseline(load("h200-1gpu/gpu-acceptance-busy.txt").output(), "fake"));
+        assertVerdict(plan, "gpu_acceptance.gpu0.gemm_vs_baseline", Verdict.FAIL);
+        assertEquals("270.9 TFLOPS (was 660.3)", row(plan, "gpu_acceptance.gpu0.gemm_vs_baseline").get("measured"));
+        assertEquals(">= 594.3 TFLOPS (0.9 x baseline)", row(plan, "gpu_acceptance.gpu0.gemm_vs_baseline").get("expected"));
+        assertTrue(((String) row(plan, "gpu_acceptance.gpu0.gemm_vs_baseline").get("detail"))
+                .startsWith("59% below its own figure in acceptance.json"), row(plan, "gpu_acceptance.gpu0.gemm_vs_baseline").toString());
+        assertVerdict(plan, "gpu_acceptance.gpu0.hbm_vs_baseline", Verdict.FAIL);
+        assertVerdict(plan, "gpu_acceptance.gpu0.host_to_device_vs_baseline", Verdict.PASS);
+    }
+
+    @Test
+    void anIdleRerunMatchesItsBaselineAndANewNodeIsToldToKeepOne() throws Exception {
+        Plan idle = module.plan(module.params().validate(Args.of("baseline", "acceptance.json")),
+                withBaseline(load("h200-1gpu/gpu-acceptance.txt").output(), "fake"));
+        assertFalse(failed(idle), idle.result().toString());
+        assertVerdict(idle, "gpu_acceptance.gpu0.gemm_vs_baseline", Verdict.PASS); // 648.0 against 660.3: 98 %
+        Plan stranger = module.plan(module.params().validate(Args.of("baseline", "acceptance.json")),
+                withBaseline(load("h200-1gpu/gpu-acceptance.txt").output(), "node07"));
+        assertVerdict(stranger, "gpu_acceptance.baseline", Verdict.WARN);
+        assertTrue(stranger.result().toString().contains("has no figures of this node"), stranger.result().toString());
+    }
+
+    @Test
+    void aBaselineThatIsNoAcceptanceReportIsOneClearError() throws Exception {
+        FakeContext context = withBaseline(load("h200-1gpu/gpu-acceptance.txt").output(), "fake").controllerFile("other.json", "{\"plays\": []}");
+        dev.provision.modules.spi.ModuleException e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.provision.modules.spi.ModuleException.class,
+                () -> module.plan(module.params().validate(Args.of("baseline", "other.json")), context));
+        assertTrue(e.getMessage().contains("holds no gpu_acceptance figures"), e.getMessage());
+    }
 }

@@ -135,6 +135,10 @@ public final class ProvisionCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "FILE.html", description = "Also write the check rows (preflight.yml) as one self-contained HTML page: node x check grid, charts, verdict.")
     Path htmlReport;
 
+    @Option(names = "--drain-file", paramLabel = "FILE", description = "Also write, for each node not ready (a failing check, a "
+            + "failed task, unreachable), a Slurm 'scontrol update ... state=drain reason=...' line to FILE, for you to review and run.")
+    Path drainFile;
+
     @Option(names = "--detailed-exitcodes", description = "Exit with 6 when changes were made (or, with --check, are pending).")
     boolean detailedExitCodes;
 
@@ -357,6 +361,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (html != null && html.failure().isPresent()) {
             err.println("WARNING: could not write the HTML report " + htmlReport + ": " + html.failure().get().getMessage());
         }
+        if (drain != null && drain.failure().isPresent()) {
+            err.println("WARNING: could not write the drain file " + drainFile + ": " + drain.failure().get().getMessage());
+        }
         if (summary.interrupted()) {
             return ExitCode.INTERRUPTED;
         }
@@ -518,6 +525,7 @@ public final class ProvisionCommand implements Callable<Integer> {
     }
 
     private HtmlReport html;
+    private dev.provision.engine.report.DrainFile drain;
 
     private RunListener listener(JsonReport report) {
         boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
@@ -536,6 +544,10 @@ public final class ProvisionCommand implements Callable<Integer> {
         html = htmlReport == null ? null : new HtmlReport(htmlReport);
         if (html != null) {
             listeners.add(html);
+        }
+        drain = drainFile == null ? null : new dev.provision.engine.report.DrainFile(drainFile);
+        if (drain != null) {
+            listeners.add(drain);
         }
         return new Listeners(listeners);
     }

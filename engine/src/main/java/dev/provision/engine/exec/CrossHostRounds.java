@@ -78,6 +78,9 @@ final class CrossHostRounds {
             Map<String, Object> output = new LinkedHashMap<>(r.output());
             output.putAll(outcome.values());
             TaskResult.Builder b = r.toBuilder().output(output);
+            if (outcome.values().get("msg") instanceof String msg) {
+                b.message(msg);
+            }
             if (outcome.failure().isPresent()) {
                 output.put("failed", true);
                 b.output(output).status(task.ignoreErrors() ? TaskStatus.IGNORED : TaskStatus.FAILED).message(outcome.failure().get());

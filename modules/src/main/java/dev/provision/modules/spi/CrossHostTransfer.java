@@ -34,7 +34,8 @@ public interface CrossHostTransfer {
      * One host's part, once the rounds ran.
      *
      * @param failure why the host did not reach the state its plan promised; empty when it did
-     * @param values result values to add (what it received, the root hash it verified)
+     * @param values result values to add (what it received, the root hash it verified); a {@code msg}
+     *     among them becomes the host's line when it did not fail
      */
     record HostOutcome(Optional<String> failure, Map<String, Object> values) {
         public HostOutcome {

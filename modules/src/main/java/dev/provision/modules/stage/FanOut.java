@@ -201,6 +201,9 @@ final class FanOut {
                 values.put("verified_root_hash", root);
                 failure = root.equals(n.settings().rootHash()) ? Optional.empty()
                         : Optional.of("verified root hash " + root + " is not the source's " + n.settings().rootHash());
+                values.put("msg", "fetched " + received.size() + " files from " + String.join(", ", own.stream()
+                        .map(f -> f.donor().equals(FROM_SOURCE) ? "the source" : f.donor()).distinct().toList())
+                        + ", all verified, root sha256 " + root);
             } else if (own.isEmpty()) {
                 failure = Optional.of("no node could give it the data (no holder was left to fetch from)");
             } else {

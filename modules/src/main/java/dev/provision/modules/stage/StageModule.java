@@ -91,7 +91,7 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         String address = plainWord("address", params.optString("address").orElse(context.host().name()));
         long hashers = Math.max(1, params.integer("hashers"));
         Manifest manifest = context.sharedByAllHosts(List.of("stage manifest", src, hashers), () -> manifest(context, src, hashers));
-        ProbeResult survey = context.host().probe("sh", "-c", SURVEY_SCRIPT, "sh", dest);
+        ProbeResult survey = context.host().probe(surveyArgv(dest).toArray(String[]::new));
         if (!survey.ok()) {
             throw new ModuleException("cannot read " + dest + ": " + survey.stderr().strip());
         }
@@ -133,8 +133,18 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         return new Plan(List.of(change), "", Map.of(), result);
     }
 
+    /** The read-only probe that makes the manifest of {@code src}, at the source. */
+    static List<String> manifestArgv(String src, long hashers) {
+        return List.of("sh", "-c", MANIFEST_SCRIPT, "sh", src, String.valueOf(hashers));
+    }
+
+    /** The read-only probe of what a node holds under {@code dest}. */
+    static List<String> surveyArgv(String dest) {
+        return List.of("sh", "-c", SURVEY_SCRIPT, "sh", dest);
+    }
+
     private static Manifest manifest(TaskContext context, String src, long hashers) throws ModuleException {
-        ProbeResult r = context.host().probe("sh", "-c", MANIFEST_SCRIPT, "sh", src, String.valueOf(hashers));
+        ProbeResult r = context.host().probe(manifestArgv(src, hashers).toArray(String[]::new));
         if (!r.ok()) {
             throw new ModuleException("cannot make the manifest of " + src + ": " + r.stderr().strip());
         }

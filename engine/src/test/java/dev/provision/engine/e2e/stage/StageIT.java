@@ -31,7 +31,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@code /work} is shared into every node): a dry run lists what each node lacks and changes
  * nothing; a node without room is refused before any byte moves while the others are staged, every
  * file byte-identical (hashed inside the nodes), the source read by one node only; a half-staged
- * cluster's dry run lists exactly what the run then fetches; a second run changes nothing. In order,
+ * cluster's dry run lists exactly what the run then fetches, and a node whose donor refuses it gets
+ * the data from another in the same run; a second run changes nothing. In order,
  * on one cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -98,7 +99,10 @@ class StageIT {
     void nodeWithoutRoomIsRefusedBeforeAnyTransferAndTheOthersGetEveryFileByteIdentical() throws Exception {
         cluster.exec(SMALL_DISK_NODE, "sh", "-c", "mkdir -p /srv/stage-it && mount -t tmpfs -o size=1m stage-it-small /srv/stage-it");
 
+        long started = System.nanoTime();
         Provision.Result run = stage();
+        System.out.printf("StageIT: staging %d files onto %d nodes took %.1f s (whole provision run)%n", sourceFiles().size(),
+                cluster.size() - 1, (System.nanoTime() - started) / 1e9);
 
         String small = TestCluster.node(SMALL_DISK_NODE);
         assertEquals(1, run.recap(small, "failed"), run.output());
@@ -130,8 +134,10 @@ class StageIT {
 
     @Test
     @Order(3)
-    void checkOnHalfStagedClusterListsExactlyWhatTheRunThenFetches() throws Exception {
+    void checkOnHalfStagedClusterListsExactlyWhatTheRunThenFetchesAndADonorThatFailsIsReplaced() throws Exception {
         cluster.exec(HALF_STAGED_NODE, "sh", "-c", "cd " + DEST + " && rm -f 'shard-1/sample 1.bin' 'shard-2/sample 20.bin' weights.bin");
+        // node01, the first donor, refuses the cluster key from now on (provision's own key still logs in).
+        cluster.exec(1, "sed", "-i", "/provision-cluster/d", "/root/.ssh/authorized_keys");
 
         Provision.Result check = stage("--check");
 
@@ -157,6 +163,9 @@ class StageIT {
                     node + " fetched from a node that holds the set, not the source");
             assertEquals(expected, nodeDigest(k), node);
         }
+        JsonNode refused = results.get(TestCluster.node(HALF_STAGED_NODE)).path("output");
+        assertEquals(List.of("node01", "node02"), List.copyOf(strings(refused.path("fetched_from"))),
+                "the fetch from node01 failed, the same run fetched from another holder:\n" + run.output());
     }
 
     @Test
@@ -215,13 +224,17 @@ class StageIT {
         }
     }
 
-    /** Path, mode and SHA-256 of every file of a tree, the stage records left out. */
-    private static final String DIGEST = "cd \"$1\" && find . -path ./.provision-stage -prune -o -type f -print0 | sort -z "
-            + "| xargs -0 sh -c 'for f; do printf \"%s %s %s\\n\" \"$(stat -c %a \"$f\")\" \"$(sha256sum < \"$f\")\" \"$f\"; done' sh";
+    /** Mode and path, then SHA-256 and path, of every file of a tree, the stage records left out (a few processes). */
+    private static final String DIGEST = "cd \"$1\" && find . -path ./.provision-stage -prune -o -type f -printf '%m %p\\n' | sort "
+            + "&& find . -path ./.provision-stage -prune -o -type f -print0 | sort -z | xargs -0 sha256sum";
+    private static String sourceDigest;
 
     private static String sourceDigest() throws Exception {
-        return TestCluster.command(List.of("sh", "-c", DIGEST, "sh", SOURCE.toString()), Map.of(), java.time.Duration.ofMinutes(1))
-                .expectSuccess("digest of the source").output();
+        if (sourceDigest == null) {
+            sourceDigest = TestCluster.command(List.of("sh", "-c", DIGEST, "sh", SOURCE.toString()), Map.of(),
+                    java.time.Duration.ofMinutes(1)).expectSuccess("digest of the source").output();
+        }
+        return sourceDigest;
     }
 
     /** Computed inside node K, by its own tools, over its own copy. */

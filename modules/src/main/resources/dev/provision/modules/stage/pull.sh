@@ -4,8 +4,9 @@
 # this node reads: shared storage) or 'peer' (from another node over the cluster's SSH identity),
 # $3 the source directory or USER@ADDRESS of the peer, $4 private key, $5 known-hosts file, $6 how
 # many hashers run at once, $7 SSH connect timeout in seconds.
-# rsync writes each file to a temp name beside it, fsyncs it and renames it: a reader never sees a
-# partial file under its final name. Prints got<TAB>PATH per file received; then either
+# rsync writes each file under .provision-stage/tmp (the same filesystem), fsyncs it and renames it
+# into place: a reader never sees a partial file under its final name, and what a killed run left
+# there is cleared by the next. Prints got<TAB>PATH per file received; then either
 # verified<TAB>FILES<TAB>BYTES<TAB>ROOT (exit 0), or rsync<TAB>EXIT (exit 4, nothing verified),
 # or missing<TAB>PATH / bad<TAB>PATH lines (exit 5; a bad file is removed, the next round fetches it).
 set -eu
@@ -14,11 +15,13 @@ dest=$1 mode=$2 from=$3 key=$4 known=$5 jobs=$6 timeout=$7
 stage=$dest/.provision-stage
 [ -f "$stage/manifest" ] || { echo "no manifest at $stage/manifest" >&2; exit 3; }
 cut -f5 "$stage/manifest" > "$stage/files"
+rm -rf "$stage/tmp"
+mkdir "$stage/tmp"
 set +e
 if [ "$mode" = source ]; then
-    rsync -a -W --fsync --files-from="$stage/files" --out-format='%i %n' -- "$from/" "$dest/" > "$stage/rsync.out"
+    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %n' -- "$from/" "$dest/" > "$stage/rsync.out"
 else
-    rsync -a -W --fsync --files-from="$stage/files" --out-format='%i %n' \
+    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %n' \
         -e "ssh -i $key -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$known -o ConnectTimeout=$timeout" \
         -- "$from:$dest/" "$dest/" > "$stage/rsync.out"
 fi
@@ -56,6 +59,6 @@ fi
 cp -- "$stage/manifest" "$stage/verified.tmp"
 sync -- "$stage/verified.tmp"
 mv -- "$stage/verified.tmp" "$stage/verified"
-rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/rsync.out" "$stage/missing" "$stage/bad"
+rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/rsync.out" "$stage/missing" "$stage/bad" "$stage/tmp"
 awk -F'\t' '{ n++; b += $2 } END { printf "verified\t%d\t%.0f\t", n, b }' "$stage/manifest"
 sha256sum < "$stage/manifest" | cut -c1-64

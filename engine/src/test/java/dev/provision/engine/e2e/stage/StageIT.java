@@ -181,6 +181,64 @@ class StageIT {
         assertTrue(again.output().contains("242 files"), again.output());
     }
 
+    @Test
+    @Order(5)
+    void aRunWhoseControllerIsKilledMidTransferLeavesNoPartialFileAndTheNextRunFetchesOnlyWhatIsMissing() throws Exception {
+        cluster.exec(1, "sh", "-c", "cat /root/.ssh/id_ed25519.pub >> /root/.ssh/authorized_keys"); // node01 serves again
+        for (int k = 1; k <= cluster.size(); k++) {
+            cluster.exec(k, "rm", "-rf", DEST);
+            if (k > 1) {
+                cluster.slowLink(k, "16mbit"); // a peer's fetch of the 3.5 MB set takes about 2 s
+            }
+        }
+        Path log = WORK.resolve("killed-run.txt");
+        Process run = Provision.start(args("-e", "source=" + SOURCE, "-e", "dest=" + DEST, PLAYBOOK.toString()),
+                ProcessBuilder.Redirect.to(log.toFile()));
+        try {
+            for (int i = 0; i < 600 && cluster.inNode(1, "test -f " + DEST + "/.provision-stage/verified").exitCode() != 0; i++) {
+                Thread.sleep(200); // until node01 read the source and verified it
+            }
+            Thread.sleep(1500); // into the peers' fetches
+        } finally {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly();
+            run.waitFor();
+        }
+        System.out.println("killed run:\n" + Files.readString(log));
+        for (int i = 0; i < 150 && TestCluster.command(List.of("pgrep", "-x", "rsync"), Map.of(), java.time.Duration.ofSeconds(10))
+                .exitCode() == 0; i++) {
+            Thread.sleep(200); // fetches the dead controller started may still finish
+        }
+        Set<String> sourceLines = new TreeSet<>(sourceDigest().lines().toList());
+        int partial = 0;
+        for (int k = 1; k <= cluster.size(); k++) {
+            Set<String> held = new TreeSet<>(nodeDigest(k).lines().toList());
+            held.removeAll(sourceLines);
+            assertEquals(Set.of(), held, "node " + k + " holds a file under its final name that is not the source's");
+            if (!nodeDigest(k).equals(sourceDigest())) {
+                partial++;
+            }
+        }
+        assertTrue(partial > 0, "the controller was killed before every node held the set");
+        for (int k = 2; k <= cluster.size(); k++) {
+            cluster.healLink(k);
+        }
+
+        Provision.Result check = stage("--check");
+        Map<String, Set<String>> forecast = missingByNode(check.report());
+        Provision.Result resumed = stage();
+
+        assertEquals(0, resumed.exitCode(), resumed.output());
+        Map<String, JsonNode> results = resultsByNode(resumed.report());
+        for (int k = 1; k <= cluster.size(); k++) {
+            String node = TestCluster.node(k);
+            assertEquals(sourceDigest(), nodeDigest(k), node);
+            assertEquals(forecast.get(node), strings(results.get(node).path("output").path("received")),
+                    node + " fetched exactly what the dry run listed");
+        }
+        assertEquals(0, resumed.recap(TestCluster.node(1), "changed"), "node01 held the set before the kill:\n" + resumed.output());
+    }
+
     private static Provision.Result stage(String... extra) throws Exception {
         List<String> args = new ArrayList<>(List.of(extra));
         args.addAll(List.of("--json", WORK.resolve("report-" + System.nanoTime() + ".json").toString(),
@@ -225,8 +283,8 @@ class StageIT {
     }
 
     /** Mode and path, then SHA-256 and path, of every file of a tree, the stage records left out (a few processes). */
-    private static final String DIGEST = "cd \"$1\" && find . -path ./.provision-stage -prune -o -type f -printf '%m %p\\n' | sort "
-            + "&& find . -path ./.provision-stage -prune -o -type f -print0 | sort -z | xargs -0 sha256sum";
+    private static final String DIGEST = "cd \"$1\" 2>/dev/null || exit 0; find . -path ./.provision-stage -prune -o -type f -printf '%m %p\\n' | sort "
+            + "&& find . -path ./.provision-stage -prune -o -type f -print0 | sort -z | xargs -0 -r sha256sum";
     private static String sourceDigest;
 
     private static String sourceDigest() throws Exception {

@@ -90,7 +90,10 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         String user = plainWord("ssh_user", params.string("ssh_user"));
         String address = plainWord("address", params.optString("address").orElse(context.host().name()));
         long hashers = Math.max(1, params.integer("hashers"));
-        Manifest manifest = context.sharedByAllHosts(List.of("stage manifest", src, hashers), () -> manifest(context, src, hashers));
+        // The first host to ask makes it; its record spares re-reading files the source still has unchanged.
+        String record = dest + "/" + STAGE_DIR + "/verified";
+        Manifest manifest = context.sharedByAllHosts(List.of("stage manifest", src, hashers, record),
+                () -> manifest(context, src, hashers, record));
         ProbeResult survey = context.host().probe(surveyArgv(dest).toArray(String[]::new));
         if (!survey.ok()) {
             throw new ModuleException("cannot read " + dest + ": " + survey.stderr().strip());
@@ -133,9 +136,17 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         return new Plan(List.of(change), "", Map.of(), result);
     }
 
-    /** The read-only probe that makes the manifest of {@code src}, at the source. */
-    static List<String> manifestArgv(String src, long hashers) {
-        return List.of("sh", "-c", MANIFEST_SCRIPT, "sh", src, String.valueOf(hashers));
+    /**
+     * The read-only probe that makes the manifest of {@code src}, at the source, taking the hash of a
+     * file unchanged since {@code record} (path, size, mode, mtime) from it.
+     */
+    static List<String> manifestArgv(String src, long hashers, String record) {
+        return List.of("sh", "-c", MANIFEST_SCRIPT, "sh", src, String.valueOf(hashers), record);
+    }
+
+    /** The script of one node's fetch and verification ({@code pull.sh}), as {@link FanOut} launches it. */
+    static String pullScript() {
+        return PULL_SCRIPT;
     }
 
     /** The read-only probe of what a node holds under {@code dest}. */
@@ -143,8 +154,8 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         return List.of("sh", "-c", SURVEY_SCRIPT, "sh", dest);
     }
 
-    private static Manifest manifest(TaskContext context, String src, long hashers) throws ModuleException {
-        ProbeResult r = context.host().probe(manifestArgv(src, hashers).toArray(String[]::new));
+    private static Manifest manifest(TaskContext context, String src, long hashers, String record) throws ModuleException {
+        ProbeResult r = context.host().probe(manifestArgv(src, hashers, record).toArray(String[]::new));
         if (!r.ok()) {
             throw new ModuleException("cannot make the manifest of " + src + ": " + r.stderr().strip());
         }

@@ -25,7 +25,7 @@ class StageModuleTest {
 
     private Plan plan(String survey, Map<String, Object> extra) throws ModuleException, dev.provision.modules.spi.ParamException {
         FakeHost host = new FakeHost()
-                .probe(StageModule.manifestArgv("/shared/set", 4), new ProbeResult(0, MANIFEST, ""))
+                .probe(StageModule.manifestArgv("/shared/set", 4, "/nvme/set/.provision-stage/verified"), new ProbeResult(0, MANIFEST, ""))
                 .probe(StageModule.surveyArgv("/nvme/set"), new ProbeResult(0, survey, ""));
         Map<String, Object> raw = new HashMap<>(Map.of("src", "/shared/set", "dest", "/nvme/set/"));
         raw.putAll(extra);

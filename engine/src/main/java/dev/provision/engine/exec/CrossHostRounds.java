@@ -10,6 +10,7 @@ import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.CrossHostCheck;
+import dev.provision.modules.spi.CrossHostTransfer;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.spi.Round;
 import java.util.ArrayList;
@@ -23,8 +24,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * The one place where the engine runs a check that is an act of several hosts at once
- * ({@link CrossHostCheck}): asks the module for a round, starts every launch of it at the same time
+ * The one place where the engine runs what is an act of several hosts at once, a check
+ * ({@link CrossHostCheck}) or a transfer ({@link CrossHostTransfer}, only when the task applies): asks
+ * the module for a round, starts every launch of it at the same time
  * over the hosts' own connections (a virtual thread each: the ranks of a gang must all be running,
  * whatever {@code --forks} says), ends what runs past the round's deadline, hands the answers back,
  * and merges the module's conclusion into each host's result. A host lost during a round is
@@ -33,12 +35,60 @@ import java.util.concurrent.Future;
 final class CrossHostRounds {
     private final BatchRun batch;
     private final Task task;
-    private final CrossHostCheck check;
 
-    CrossHostRounds(BatchRun batch, Task task, CrossHostCheck check) {
+    CrossHostRounds(BatchRun batch, Task task) {
         this.batch = batch;
         this.task = task;
-        this.check = check;
+    }
+
+    /** The module of {@code task} when it moves data across hosts after they planned (no loop). */
+    static Optional<CrossHostTransfer> transferOf(ModuleRegistry modules, Task task) {
+        return task.loop().isEmpty() && modules.module(task.module()).orElseThrow() instanceof CrossHostTransfer t
+                ? Optional.of(t) : Optional.empty();
+    }
+
+    /**
+     * Runs the transfer's rounds over the hosts that planned, then returns every host's result with
+     * its outcome: a host that did not reach what its plan promised fails, one lost is unreachable.
+     */
+    Map<HostState, TaskResult> runTransfer(CrossHostTransfer transfer, Map<HostState, TaskResult> results) {
+        Map<String, HostState> hosts = new LinkedHashMap<>();
+        results.keySet().forEach(h -> hosts.put(h.name(), h));
+        Map<String, TaskResult> byName = LinearStrategy.byName(results);
+        Map<String, Map<String, Object>> outputs = new LinkedHashMap<>();
+        byName.forEach((host, r) -> {
+            if ((r.status() == TaskStatus.OK || r.status() == TaskStatus.CHANGED) && !r.output().isEmpty()) {
+                outputs.put(host, r.output());
+            }
+        });
+        if (outputs.isEmpty()) {
+            return results;
+        }
+        List<Round.Outcome> done = new ArrayList<>();
+        Map<String, String> lost = new LinkedHashMap<>();
+        for (int n = 0; n < CrossHostTransfer.MAX_ROUNDS && !batch.stopRequested(); n++) {
+            Optional<Round> next = transfer.nextRound(outputs, List.copyOf(done));
+            if (next.isEmpty()) {
+                break;
+            }
+            done.add(run(next.get(), hosts, lost));
+        }
+        Map<String, TaskResult> merged = new LinkedHashMap<>(byName);
+        transfer.conclude(outputs, List.copyOf(done)).forEach((host, outcome) -> merged.computeIfPresent(host, (h, r) -> {
+            Map<String, Object> output = new LinkedHashMap<>(r.output());
+            output.putAll(outcome.values());
+            TaskResult.Builder b = r.toBuilder().output(output);
+            if (outcome.values().get("msg") instanceof String msg) {
+                b.message(msg);
+            }
+            if (outcome.failure().isPresent()) {
+                output.put("failed", true);
+                b.output(output).status(task.ignoreErrors() ? TaskStatus.IGNORED : TaskStatus.FAILED).message(outcome.failure().get());
+            }
+            return b.build();
+        }));
+        lost.forEach((host, why) -> merged.computeIfPresent(host, (h, r) -> r.withStatus(TaskStatus.UNREACHABLE).withMessage(why)));
+        return LinearStrategy.updated(task, results, merged);
     }
 
     /** The module of {@code task} when it runs rounds across hosts after they ran it (no loop). */
@@ -47,8 +97,8 @@ final class CrossHostRounds {
                 ? Optional.of(c) : Optional.empty();
     }
 
-    /** Runs the rounds over the hosts that planned, then returns every host's result with the findings merged. */
-    Map<HostState, TaskResult> run(Map<HostState, TaskResult> results) {
+    /** Runs the check's rounds over the hosts that planned, then returns every host's result with the findings merged. */
+    Map<HostState, TaskResult> runCheck(CrossHostCheck check, Map<HostState, TaskResult> results) {
         Map<String, HostState> hosts = new LinkedHashMap<>();
         results.keySet().forEach(h -> hosts.put(h.name(), h));
         Map<String, TaskResult> byName = LinearStrategy.byName(results);

@@ -3,6 +3,7 @@ package dev.provision.engine.exec;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
 import dev.provision.modules.spi.CrossHostCheck;
+import dev.provision.modules.spi.CrossHostTransfer;
 import dev.provision.modules.spi.FleetCheck;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.Optional;
  * Ansible's linear strategy: each task on every active host at once, the next task when all are
  * done. The only strategy for tasks that join or compare hosts: {@code run_once} (the first host
  * runs it, its registered value is every host's), fleet checks (the module compares all hosts'
- * results), cross-host checks (rounds of commands on several hosts at once), and handlers.
+ * results), cross-host checks and transfers (rounds of commands on several hosts at once), and handlers.
  */
 final class LinearStrategy implements Strategy {
     private final BatchRun batch;
@@ -62,7 +63,11 @@ final class LinearStrategy implements Strategy {
         }
         Optional<CrossHostCheck> across = CrossHostRounds.of(batch.modules, task);
         if (across.isPresent() && !task.runOnce()) {
-            results = new CrossHostRounds(batch, task, across.get()).run(results);
+            results = new CrossHostRounds(batch, task).runCheck(across.get(), results);
+        }
+        Optional<CrossHostTransfer> transfer = CrossHostRounds.transferOf(batch.modules, task);
+        if (transfer.isPresent() && !task.runOnce() && !batch.runner.checkMode(task)) {
+            results = new CrossHostRounds(batch, task).runTransfer(transfer.get(), results);
         }
         recorder.record(task, active, results);
     }

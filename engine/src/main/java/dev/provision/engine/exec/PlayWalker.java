@@ -156,7 +156,7 @@ final class PlayWalker {
     /** A task of a host-local module, on its own host, that neither joins nor compares hosts. */
     private boolean mayRunAhead(Task task) {
         return !task.runOnce() && task.delegateTo().isEmpty() && LinearStrategy.fleetCheck(batch.modules, task).isEmpty()
-                && CrossHostRounds.of(batch.modules, task).isEmpty()
+                && CrossHostRounds.of(batch.modules, task).isEmpty() && CrossHostRounds.transferOf(batch.modules, task).isEmpty()
                 && batch.modules.module(task.module()).orElseThrow().isHostLocal();
     }
 

@@ -463,7 +463,7 @@ final class TaskRunner {
     }
 
     /** Whether this task only plans: the run's {@code --check}, unless the task's {@code check_mode:} says otherwise. */
-    private boolean checkMode(Task task) {
+    boolean checkMode(Task task) {
         return task.checkMode().orElse(play.options.check());
     }
 

@@ -1,0 +1,312 @@
+package dev.provision.engine.e2e.stage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.provision.engine.e2e.ClusterTest;
+import dev.provision.engine.e2e.Provision;
+import dev.provision.engine.e2e.TestCluster;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * {@code playbooks/stage.yml} on 8 nodes, the source a directory every node mounts (this machine's
+ * {@code /work} is shared into every node): a dry run lists what each node lacks and changes
+ * nothing; a node without room is refused before any byte moves while the others are staged, every
+ * file byte-identical (hashed inside the nodes), the source read by one node only; a half-staged
+ * cluster's dry run lists exactly what the run then fetches, and a node whose donor refuses it gets
+ * the data from another in the same run; a second run changes nothing. In order,
+ * on one cluster.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ClusterTest(nodes = 8, needs = {"rsync", "sha256sum"})
+class StageIT {
+    private static final Path PLAYBOOK = Provision.REPO.resolve("playbooks/stage.yml");
+    private static final Path CLUSTER = Provision.REPO.resolve("playbooks/cluster.yml");
+    private static final Path WORK = Path.of("target/stage-it").toAbsolutePath();
+    private static final Path SOURCE = WORK.resolve("source");
+    private static final String DEST = "/srv/stage-it/data";
+    private static final int SMALL_DISK_NODE = 8;
+    private static final int HALF_STAGED_NODE = 3;
+
+    private static TestCluster cluster;
+    private static Map<String, Set<String>> forecastOnFresh;
+
+    @BeforeAll
+    static void dataSetAndClusterIdentity() throws Exception {
+        deleteTree(WORK);
+        Random random = new Random(30);
+        for (int i = 0; i < 240; i++) {
+            Path file = SOURCE.resolve("shard-" + (i % 6) + "/sample " + i + ".bin");
+            Files.createDirectories(file.getParent());
+            byte[] bytes = new byte[200 + random.nextInt(3000)];
+            random.nextBytes(bytes);
+            Files.write(file, bytes);
+        }
+        byte[] big = new byte[3 << 20];
+        random.nextBytes(big);
+        Files.write(SOURCE.resolve("weights.bin"), big);
+        Files.writeString(SOURCE.resolve("secret-index.txt"), "index\n");
+        Files.setPosixFilePermissions(SOURCE.resolve("secret-index.txt"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        // The cluster identity and every node's host key in /etc/ssh/ssh_known_hosts, as the bring-up writes them.
+        Provision.run(args("--tags", "ssh", "-e", "cluster_key_dir=" + cluster.tmp().resolve("cluster-key"), CLUSTER.toString()))
+                .expectSuccess("cluster.yml --tags ssh");
+    }
+
+    @AfterAll
+    static void removeDataSet() throws IOException {
+        deleteTree(WORK);
+    }
+
+    @Test
+    @Order(1)
+    void checkOnFreshNodesListsEveryFileAndChangesNothing() throws Exception {
+        Provision.Result check = stage("--check", "--diff");
+
+        assertEquals(0, check.exitCode(), check.output());
+        forecastOnFresh = missingByNode(check.report());
+        Set<String> all = sourceFiles();
+        assertEquals(242, all.size());
+        for (String node : cluster.nodeNames()) {
+            assertEquals(1, check.recap(node, "changed"), check.output());
+            assertEquals(all, forecastOnFresh.get(node), node);
+        }
+        assertTrue(check.output().contains("stage 242 files"), check.output());
+        for (int k = 1; k <= cluster.size(); k++) {
+            assertEquals("absent\n", cluster.exec(k, "sh", "-c", "test -e /srv/stage-it || echo absent"), "--check wrote on node " + k);
+        }
+    }
+
+    @Test
+    @Order(2)
+    void nodeWithoutRoomIsRefusedBeforeAnyTransferAndTheOthersGetEveryFileByteIdentical() throws Exception {
+        cluster.exec(SMALL_DISK_NODE, "sh", "-c", "mkdir -p /srv/stage-it && mount -t tmpfs -o size=1m stage-it-small /srv/stage-it");
+
+        long started = System.nanoTime();
+        Provision.Result run = stage();
+        System.out.printf("StageIT: staging %d files onto %d nodes took %.1f s (whole provision run)%n", sourceFiles().size(),
+                cluster.size() - 1, (System.nanoTime() - started) / 1e9);
+
+        String small = TestCluster.node(SMALL_DISK_NODE);
+        assertEquals(1, run.recap(small, "failed"), run.output());
+        assertTrue(run.output().contains("not enough room in " + DEST), run.output());
+        assertEquals("", cluster.exec(SMALL_DISK_NODE, "sh", "-c", "ls -A /srv/stage-it"), "nothing written on the refused node");
+        Map<String, JsonNode> results = resultsByNode(run.report());
+        String expected = sourceDigest();
+        Set<String> roots = new TreeSet<>();
+        int fromSource = 0;
+        for (int k = 1; k <= cluster.size(); k++) {
+            String node = TestCluster.node(k);
+            if (k == SMALL_DISK_NODE) {
+                continue;
+            }
+            assertEquals(1, run.recap(node, "changed"), run.output());
+            assertEquals(expected, nodeDigest(k), "every file byte-identical, with its mode, on " + node);
+            JsonNode out = results.get(node).path("output");
+            assertEquals(forecastOnFresh.get(node), strings(out.path("received")), "--check listed what " + node + " then fetched");
+            roots.add(out.path("verified_root_hash").asText());
+            assertEquals(out.path("root_hash").asText(), out.path("verified_root_hash").asText(), node);
+            if (strings(out.path("fetched_from")).contains("source")) {
+                fromSource++;
+            }
+        }
+        assertEquals(1, roots.size(), "one root hash on every node: " + roots);
+        assertEquals(1, fromSource, "one node reads the source, the others fetch from nodes:\n" + run.output());
+        cluster.exec(SMALL_DISK_NODE, "umount", "/srv/stage-it");
+    }
+
+    @Test
+    @Order(3)
+    void checkOnHalfStagedClusterListsExactlyWhatTheRunThenFetchesAndADonorThatFailsIsReplaced() throws Exception {
+        cluster.exec(HALF_STAGED_NODE, "sh", "-c", "cd " + DEST + " && rm -f 'shard-1/sample 1.bin' 'shard-2/sample 20.bin' weights.bin");
+        // node01, the first donor, refuses the cluster key from now on (provision's own key still logs in).
+        cluster.exec(1, "sed", "-i", "/provision-cluster/d", "/root/.ssh/authorized_keys");
+
+        Provision.Result check = stage("--check");
+
+        assertEquals(0, check.exitCode(), check.output());
+        Map<String, Set<String>> forecast = missingByNode(check.report());
+        assertEquals(Set.of("shard-1/sample 1.bin", "shard-2/sample 20.bin", "weights.bin"), forecast.get(TestCluster.node(HALF_STAGED_NODE)));
+        assertEquals(sourceFiles(), forecast.get(TestCluster.node(SMALL_DISK_NODE)));
+        for (int k = 1; k <= cluster.size(); k++) {
+            if (k != HALF_STAGED_NODE && k != SMALL_DISK_NODE) {
+                assertEquals(0, check.recap(TestCluster.node(k), "changed"), check.output());
+            }
+        }
+
+        Provision.Result run = stage();
+
+        assertEquals(0, run.exitCode(), run.output());
+        Map<String, JsonNode> results = resultsByNode(run.report());
+        String expected = sourceDigest();
+        for (int k : List.of(HALF_STAGED_NODE, SMALL_DISK_NODE)) {
+            String node = TestCluster.node(k);
+            assertEquals(forecast.get(node), strings(results.get(node).path("output").path("received")), node);
+            assertFalse(strings(results.get(node).path("output").path("fetched_from")).contains("source"),
+                    node + " fetched from a node that holds the set, not the source");
+            assertEquals(expected, nodeDigest(k), node);
+        }
+        JsonNode refused = results.get(TestCluster.node(HALF_STAGED_NODE)).path("output");
+        assertEquals(List.of("node01", "node02"), List.copyOf(strings(refused.path("fetched_from"))),
+                "the fetch from node01 failed, the same run fetched from another holder:\n" + run.output());
+    }
+
+    @Test
+    @Order(4)
+    void secondRunChangesNothing() throws Exception {
+        Provision.Result again = stage();
+
+        assertEquals(0, again.exitCode(), again.output());
+        for (String node : cluster.nodeNames()) {
+            assertEquals(0, again.recap(node, "changed"), again.output());
+            assertEquals(1, again.recap(node, "ok"), again.output());
+        }
+        assertTrue(again.output().contains("242 files"), again.output());
+    }
+
+    @Test
+    @Order(5)
+    void aRunWhoseControllerIsKilledMidTransferLeavesNoPartialFileAndTheNextRunFetchesOnlyWhatIsMissing() throws Exception {
+        cluster.exec(1, "sh", "-c", "cat /root/.ssh/id_ed25519.pub >> /root/.ssh/authorized_keys"); // node01 serves again
+        for (int k = 1; k <= cluster.size(); k++) {
+            cluster.exec(k, "rm", "-rf", DEST);
+            if (k > 1) {
+                cluster.slowLink(k, "16mbit"); // a peer's fetch of the 3.5 MB set takes about 2 s
+            }
+        }
+        Path log = WORK.resolve("killed-run.txt");
+        Process run = Provision.start(args("-e", "source=" + SOURCE, "-e", "dest=" + DEST, PLAYBOOK.toString()),
+                ProcessBuilder.Redirect.to(log.toFile()));
+        try {
+            for (int i = 0; i < 600 && cluster.inNode(1, "test -f " + DEST + "/.provision-stage/verified").exitCode() != 0; i++) {
+                Thread.sleep(200); // until node01 read the source and verified it
+            }
+            Thread.sleep(1500); // into the peers' fetches
+        } finally {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly();
+            run.waitFor();
+        }
+        System.out.println("killed run:\n" + Files.readString(log));
+        for (int i = 0; i < 150 && TestCluster.command(List.of("pgrep", "-x", "rsync"), Map.of(), java.time.Duration.ofSeconds(10))
+                .exitCode() == 0; i++) {
+            Thread.sleep(200); // fetches the dead controller started may still finish
+        }
+        Set<String> sourceLines = new TreeSet<>(sourceDigest().lines().toList());
+        int partial = 0;
+        for (int k = 1; k <= cluster.size(); k++) {
+            Set<String> held = new TreeSet<>(nodeDigest(k).lines().toList());
+            held.removeAll(sourceLines);
+            assertEquals(Set.of(), held, "node " + k + " holds a file under its final name that is not the source's");
+            if (!nodeDigest(k).equals(sourceDigest())) {
+                partial++;
+            }
+        }
+        assertTrue(partial > 0, "the controller was killed before every node held the set");
+        for (int k = 2; k <= cluster.size(); k++) {
+            cluster.healLink(k);
+        }
+
+        Provision.Result check = stage("--check");
+        Map<String, Set<String>> forecast = missingByNode(check.report());
+        Provision.Result resumed = stage();
+
+        assertEquals(0, resumed.exitCode(), resumed.output());
+        Map<String, JsonNode> results = resultsByNode(resumed.report());
+        for (int k = 1; k <= cluster.size(); k++) {
+            String node = TestCluster.node(k);
+            assertEquals(sourceDigest(), nodeDigest(k), node);
+            assertEquals(forecast.get(node), strings(results.get(node).path("output").path("received")),
+                    node + " fetched exactly what the dry run listed");
+        }
+        assertEquals(0, resumed.recap(TestCluster.node(1), "changed"), "node01 held the set before the kill:\n" + resumed.output());
+    }
+
+    private static Provision.Result stage(String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of(extra));
+        args.addAll(List.of("--json", WORK.resolve("report-" + System.nanoTime() + ".json").toString(),
+                "-e", "source=" + SOURCE, "-e", "dest=" + DEST, PLAYBOOK.toString()));
+        return Provision.run(args(args.toArray(String[]::new)));
+    }
+
+    private static List<String> args(String... rest) {
+        List<String> args = new ArrayList<>(List.of("-i", cluster.inventory().toString(),
+                "--known-hosts", cluster.tmp().resolve("known_hosts").toString()));
+        args.addAll(List.of(rest));
+        return args;
+    }
+
+    private static Map<String, JsonNode> resultsByNode(JsonNode report) {
+        JsonNode tasks = report.path("plays").path(0).path("tasks");
+        Map<String, JsonNode> byNode = new LinkedHashMap<>();
+        for (JsonNode task : tasks) {
+            for (JsonNode r : task.path("results")) {
+                byNode.put(r.path("host").asText(), r);
+            }
+        }
+        return byNode;
+    }
+
+    private static Map<String, Set<String>> missingByNode(JsonNode report) {
+        Map<String, Set<String>> missing = new LinkedHashMap<>();
+        resultsByNode(report).forEach((node, r) -> missing.put(node, strings(r.path("output").path("missing"))));
+        return missing;
+    }
+
+    private static Set<String> strings(JsonNode array) {
+        Set<String> out = new TreeSet<>();
+        array.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    private static Set<String> sourceFiles() throws IOException {
+        try (var files = Files.walk(SOURCE)) {
+            return new TreeSet<>(files.filter(Files::isRegularFile).map(p -> SOURCE.relativize(p).toString()).toList());
+        }
+    }
+
+    /** Mode and path, then SHA-256 and path, of every file of a tree, the stage records left out (a few processes). */
+    private static final String DIGEST = "cd \"$1\" 2>/dev/null || exit 0; find . -path ./.provision-stage -prune -o -type f -printf '%m %p\\n' | sort "
+            + "&& find . -path ./.provision-stage -prune -o -type f -print0 | sort -z | xargs -0 -r sha256sum";
+    private static String sourceDigest;
+
+    private static String sourceDigest() throws Exception {
+        if (sourceDigest == null) {
+            sourceDigest = TestCluster.command(List.of("sh", "-c", DIGEST, "sh", SOURCE.toString()), Map.of(),
+                    java.time.Duration.ofMinutes(1)).expectSuccess("digest of the source").output();
+        }
+        return sourceDigest;
+    }
+
+    /** Computed inside node K, by its own tools, over its own copy. */
+    private static String nodeDigest(int k) throws Exception {
+        return cluster.exec(k, "sh", "-c", DIGEST, "sh", DEST);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var paths = Files.walk(dir)) {
+                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+}

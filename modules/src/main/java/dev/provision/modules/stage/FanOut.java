@@ -1,0 +1,224 @@
+package dev.provision.modules.stage;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.provision.modules.spi.CrossHostTransfer;
+import dev.provision.modules.spi.Round;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Who fetches from whom, round by round: a doubling tree rebuilt from what every node holds. The
+ * first round one node reads the source (the store is read once); from then on every node that holds
+ * the verified set (from an earlier run or an earlier round) serves {@code perHolder} nodes that lack
+ * it, so the holders double each round (⌈log₂ N⌉ + 1 rounds). A node whose fetch failed tries again
+ * from another holder; a holder that could not be reached serves nobody after; a node is given up
+ * after {@link #ATTEMPTS} failed fetches. Pure: the state is the history of rounds.
+ */
+final class FanOut {
+    static final int ATTEMPTS = 3;
+    /** rsync's exit codes for a peer it could not talk to (socket, protocol, timeout, ssh's 255). */
+    private static final Set<Integer> PEER_LOST = Set.of(5, 10, 12, 30, 35, 255);
+    private static final String FROM_SOURCE = "source";
+
+    /** One node's part as its plan put it in the result ({@link #toResult}). */
+    record Node(String host, String address, boolean complete, Settings settings) {
+        Node {
+            requireNonNull(host, "host cannot be null");
+            requireNonNull(address, "address cannot be null");
+            requireNonNull(settings, "settings cannot be null");
+        }
+    }
+
+    /** What every launch needs, the same on every node of the task. */
+    record Settings(String src, String dest, String sshUser, String sshKey, String knownHosts, long hashers,
+                    long perHolder, long connectTimeout, long roundTimeout, String rootHash) {
+        Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("src", src);
+            m.put("dest", dest);
+            m.put("ssh_user", sshUser);
+            m.put("ssh_key", sshKey);
+            m.put("known_hosts", knownHosts);
+            m.put("hashers", hashers);
+            m.put("per_holder", perHolder);
+            m.put("connect_timeout", connectTimeout);
+            m.put("round_timeout", roundTimeout);
+            m.put("root_hash", rootHash);
+            return m;
+        }
+
+        static Settings fromMap(Map<?, ?> m) {
+            return new Settings(str(m, "src"), str(m, "dest"), str(m, "ssh_user"), str(m, "ssh_key"), str(m, "known_hosts"),
+                    num(m, "hashers"), num(m, "per_holder"), num(m, "connect_timeout"), num(m, "round_timeout"), str(m, "root_hash"));
+        }
+    }
+
+    static final String RESULT_KEY = "stage_transfer";
+
+    static Map<String, Object> toResult(String address, boolean complete, Settings settings) {
+        Map<String, Object> m = new LinkedHashMap<>(settings.toMap());
+        m.put("address", address);
+        m.put("complete", complete);
+        return m;
+    }
+
+    static List<Node> nodes(Map<String, Map<String, Object>> resultsByHost) {
+        List<Node> nodes = new ArrayList<>();
+        resultsByHost.forEach((host, result) -> {
+            if (result.get(RESULT_KEY) instanceof Map<?, ?> m) {
+                nodes.add(new Node(host, str(m, "address"), Boolean.TRUE.equals(m.get("complete")), Settings.fromMap(m)));
+            }
+        });
+        return nodes;
+    }
+
+    private final List<Node> nodes;
+    private final List<Round.Outcome> done;
+    private final String script;
+
+    FanOut(List<Node> nodes, List<Round.Outcome> done, String script) {
+        this.nodes = List.copyOf(nodes);
+        this.done = List.copyOf(done);
+        this.script = requireNonNull(script, "script cannot be null");
+    }
+
+    /** What one fetch answered, read from the launch and its output. */
+    record Fetch(String receiver, String donor, Round.Status status, int exitCode, String stdout, String stderr) {
+        boolean verified() {
+            return status == Round.Status.EXITED && exitCode == 0 && stdout.lines().anyMatch(l -> l.startsWith("verified\t"));
+        }
+
+        /** Whether the donor (a node, or the source) could not be talked to. */
+        boolean donorLost() {
+            return status == Round.Status.EXITED && exitCode == 4 && stdout.lines()
+                    .filter(l -> l.startsWith("rsync\t")).anyMatch(l -> PEER_LOST.contains(Integer.parseInt(l.substring(6).strip())));
+        }
+
+        List<String> received() {
+            return stdout.lines().filter(l -> l.startsWith("got\t")).map(l -> l.substring(4)).toList();
+        }
+
+        Optional<String> verifiedRoot() {
+            return stdout.lines().filter(l -> l.startsWith("verified\t")).map(l -> l.split("\t")).filter(f -> f.length == 4)
+                    .map(f -> f[3]).findFirst();
+        }
+
+        String why() {
+            List<String> lines = new ArrayList<>(stdout.lines().filter(l -> l.startsWith("rsync\t") || l.startsWith("missing\t")
+                    || l.startsWith("bad\t")).limit(3).map(l -> l.replace('\t', ' ')).toList());
+            stderr.lines().filter(l -> !l.isBlank()).limit(3).forEach(lines::add);
+            String from = donor.equals(FROM_SOURCE) ? "the source" : donor;
+            return "fetch from " + from + " " + (status == Round.Status.EXITED ? "exited " + exitCode : status.name().toLowerCase())
+                    + (lines.isEmpty() ? "" : ": " + String.join("; ", lines));
+        }
+    }
+
+    List<Fetch> fetches() {
+        List<Fetch> fetches = new ArrayList<>();
+        for (Round.Outcome outcome : done) {
+            outcome.answers().forEach((gang, answers) -> {
+                String[] ends = gang.split("<-", 2);
+                for (Round.Answer a : answers) {
+                    fetches.add(new Fetch(ends[0], ends[1], a.status(), a.result().exitCode(), a.result().stdout(), a.result().stderr()));
+                }
+            });
+        }
+        return fetches;
+    }
+
+    /** The next round, empty when every node holds the set or was given up. */
+    Optional<Round> nextRound() {
+        if (nodes.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Fetch> fetches = fetches();
+        Set<String> holders = new LinkedHashSet<>();
+        nodes.stream().filter(Node::complete).forEach(n -> holders.add(n.host()));
+        fetches.stream().filter(Fetch::verified).forEach(f -> holders.add(f.receiver()));
+        Set<String> lost = new LinkedHashSet<>();
+        fetches.stream().filter(f -> f.status() == Round.Status.UNREACHABLE).forEach(f -> lost.add(f.receiver()));
+        fetches.stream().filter(Fetch::donorLost).forEach(f -> lost.add(f.donor()));
+        Map<String, Integer> failures = new LinkedHashMap<>();
+        fetches.stream().filter(f -> !f.verified()).forEach(f -> failures.merge(f.receiver(), 1, Integer::sum));
+        List<Node> needers = nodes.stream().filter(n -> !holders.contains(n.host()) && !lost.contains(n.host())
+                && failures.getOrDefault(n.host(), 0) < ATTEMPTS).toList();
+        if (needers.isEmpty()) {
+            return Optional.empty();
+        }
+        Settings s = needers.get(0).settings();
+        List<Node> donors = nodes.stream().filter(n -> holders.contains(n.host()) && !lost.contains(n.host())).toList();
+        List<Round.Gang> gangs = new ArrayList<>();
+        if (donors.isEmpty()) {
+            if (lost.contains(FROM_SOURCE)) {
+                return Optional.empty();
+            }
+            Node first = needers.get(0);
+            gangs.add(gang(first, FROM_SOURCE, s.src(), "source"));
+        } else {
+            long capacity = donors.size() * Math.max(1, s.perHolder());
+            for (int i = 0; i < needers.size() && i < capacity; i++) {
+                Node donor = donors.get(i % donors.size());
+                gangs.add(gang(needers.get(i), donor.host(), s.sshUser() + "@" + donor.address(), "peer"));
+            }
+        }
+        String name = "round " + (done.size() + 1) + ": " + holders.size() + "/" + nodes.size() + " nodes hold the data, "
+                + gangs.size() + " fetching" + (donors.isEmpty() ? " from the source" : "");
+        return Optional.of(new Round(name, gangs, Duration.ofSeconds(Math.max(1, s.roundTimeout()))));
+    }
+
+    private Round.Gang gang(Node receiver, String donor, String from, String mode) {
+        Settings s = receiver.settings();
+        List<String> argv = List.of("sh", "-c", script, "sh", s.dest(), mode, from, s.sshKey(), s.knownHosts(),
+                String.valueOf(s.hashers()), String.valueOf(s.connectTimeout()));
+        return new Round.Gang(receiver.host() + "<-" + donor, List.of(new Round.Launch(receiver.host(), argv)));
+    }
+
+    /** How each node that lacked the set ended: what it received and verified, or why it did not. */
+    Map<String, CrossHostTransfer.HostOutcome> conclude() {
+        List<Fetch> fetches = fetches();
+        Map<String, CrossHostTransfer.HostOutcome> out = new LinkedHashMap<>();
+        for (Node n : nodes) {
+            if (n.complete()) {
+                continue;
+            }
+            List<Fetch> own = fetches.stream().filter(f -> f.receiver().equals(n.host())).toList();
+            List<String> received = own.stream().flatMap(f -> f.received().stream()).distinct().toList();
+            Optional<Fetch> ok = own.stream().filter(Fetch::verified).findFirst();
+            Map<String, Object> values = new LinkedHashMap<>();
+            values.put("received", received);
+            values.put("received_files", (long) received.size());
+            values.put("fetched_from", own.stream().map(Fetch::donor).distinct().toList());
+            Optional<String> failure;
+            if (ok.isPresent()) {
+                String root = ok.get().verifiedRoot().orElse("");
+                values.put("verified_root_hash", root);
+                failure = root.equals(n.settings().rootHash()) ? Optional.empty()
+                        : Optional.of("verified root hash " + root + " is not the source's " + n.settings().rootHash());
+                values.put("msg", "fetched " + received.size() + " files from " + String.join(", ", own.stream()
+                        .map(f -> f.donor().equals(FROM_SOURCE) ? "the source" : f.donor()).distinct().toList())
+                        + ", all verified, root sha256 " + root);
+            } else if (own.isEmpty()) {
+                failure = Optional.of("no node could give it the data (no holder was left to fetch from)");
+            } else {
+                failure = Optional.of(own.get(own.size() - 1).why());
+            }
+            out.put(n.host(), new CrossHostTransfer.HostOutcome(failure, values));
+        }
+        return out;
+    }
+
+    private static String str(Map<?, ?> m, String key) {
+        return String.valueOf(m.get(key));
+    }
+
+    private static long num(Map<?, ?> m, String key) {
+        return m.get(key) instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(m.get(key)));
+    }
+}

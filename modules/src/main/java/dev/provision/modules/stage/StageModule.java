@@ -1,0 +1,233 @@
+package dev.provision.modules.stage;
+
+import dev.provision.modules.spi.Change;
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.CrossHostTransfer;
+import dev.provision.modules.spi.Diff;
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.spi.Round;
+import dev.provision.modules.spi.TaskContext;
+import dev.provision.modules.spi.TaskModule;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code stage}: copies a data set (a directory) onto the local disk of every host of the task. Each
+ * host's plan is what it lacks against the manifest made once at the source ({@code manifest.sh}:
+ * path, size, mode, SHA-256 per file); the transfer is one act of all hosts ({@link CrossHostTransfer}):
+ * one node reads the source, then nodes fetch from nodes that hold the verified set ({@link FanOut}),
+ * with rsync over the cluster's SSH identity, host keys checked against the cluster's known-hosts
+ * file. Every node verifies every file it did not verify before and records the manifest it verified.
+ */
+public final class StageModule implements TaskModule, CrossHostTransfer {
+    static final String STAGE_DIR = ".provision-stage";
+    private static final String MANIFEST_SCRIPT = resource("manifest.sh");
+    private static final String SURVEY_SCRIPT = resource("survey.sh");
+    private static final String PULL_SCRIPT = resource("pull.sh");
+    /** A path that no shell, rsync or find pattern reads as anything but itself. */
+    private static final String PLAIN_PATH = "/[A-Za-z0-9._/+@=,-]*";
+
+    private static final ParamSpec SPEC = ParamSpec.builder()
+            .required("src", Type.STRING)
+            .required("dest", Type.STRING)
+            .choice("src_on", "shared", "shared", "controller")
+            .optional("address", Type.STRING)
+            .withDefault("ssh_user", Type.STRING, "root")
+            .withDefault("ssh_key", Type.STRING, "/root/.ssh/id_ed25519")
+            .withDefault("known_hosts", Type.STRING, "/etc/ssh/ssh_known_hosts")
+            .withDefault("space_margin", Type.INT, 5L)
+            .withDefault("hashers", Type.INT, 4L)
+            .withDefault("per_holder", Type.INT, 1L)
+            .withDefault("connect_timeout", Type.INT, 10L)
+            .withDefault("round_timeout", Type.INT, 86400L)
+            .build();
+
+    public StageModule() {
+    }
+
+    @Override
+    public String name() {
+        return "stage";
+    }
+
+    @Override
+    public String description() {
+        return """
+                Copies the directory src onto every host's dest, reading the source about once: one node
+                reads it, then nodes fetch from nodes (rsync over ssh with ssh_key and known_hosts: the
+                cluster identity cluster.yml writes), the holders doubling each round. A manifest (path,
+                size, mode, SHA-256) is made at the source; every node verifies each file and records the
+                manifest in dest/.provision-stage; the root hash is the manifest's SHA-256. A verified
+                file is never fetched again. src_on: shared (a path every host mounts).""";
+    }
+
+    @Override
+    public ParamSpec params() {
+        return SPEC;
+    }
+
+    @Override
+    public Plan plan(Params params, TaskContext context) throws ModuleException {
+        if (params.string("src_on").equals("controller")) {
+            throw new ModuleException("src_on: controller is not built yet; put the data set on storage the nodes mount "
+                    + "(src_on: shared), see the README's staging section");
+        }
+        String src = plainPath("src", params.string("src"));
+        String dest = plainPath("dest", params.string("dest"));
+        String key = plainPath("ssh_key", params.string("ssh_key"));
+        String known = plainPath("known_hosts", params.string("known_hosts"));
+        String user = plainWord("ssh_user", params.string("ssh_user"));
+        String address = plainWord("address", params.optString("address").orElse(context.host().name()));
+        long hashers = Math.max(1, params.integer("hashers"));
+        // The first host to ask makes it; its record spares re-reading files the source still has unchanged.
+        String record = dest + "/" + STAGE_DIR + "/verified";
+        Manifest manifest = context.sharedByAllHosts(List.of("stage manifest", src, hashers, record),
+                () -> manifest(context, src, hashers, record));
+        ProbeResult survey = context.host().probe(surveyArgv(dest).toArray(String[]::new));
+        if (!survey.ok()) {
+            throw new ModuleException("cannot read " + dest + ": " + survey.stderr().strip());
+        }
+        NodeHoldings holdings;
+        try {
+            holdings = NodeHoldings.parse(survey.stdout());
+        } catch (IllegalArgumentException e) {
+            throw new ModuleException("cannot read " + dest + ": " + e.getMessage(), e);
+        }
+        if (holdings.notDirectory()) {
+            throw new ModuleException(dest + " exists and is not a directory");
+        }
+        NodeHoldings.Needs needs = holdings.needs(manifest);
+        String root = manifest.rootHash();
+        FanOut.Settings settings = new FanOut.Settings(src, dest, user, key, known, hashers, params.integer("per_holder"),
+                params.integer("connect_timeout"), params.integer("round_timeout"), root);
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("files", (long) manifest.entries().size());
+        result.put("bytes", manifest.totalBytes());
+        result.put("root_hash", root);
+        result.put("missing_files", (long) needs.missing().size());
+        result.put("missing_bytes", needs.missingBytes());
+        result.put("unverified_files", (long) needs.unverified().size());
+        result.put("missing", needs.missing().stream().map(Manifest.Entry::path).toList());
+        result.put(FanOut.RESULT_KEY, FanOut.toResult(address, needs.complete(), settings));
+        if (needs.complete()) {
+            return Plan.converged(manifest.entries().size() + " files (" + bytes(manifest.totalBytes()) + ") verified in "
+                    + dest + ", root sha256 " + root).withResult(result);
+        }
+        refuseWithoutRoom(dest, holdings, needs, manifest, params.integer("space_margin"));
+        String summary = "stage " + needs.missing().size() + " files (" + bytes(needs.missingBytes()) + ") into " + dest
+                + (needs.unverified().isEmpty() ? "" : ", verify " + needs.unverified().size() + " held")
+                + ", root sha256 " + root;
+        String listing = needs.missing().stream().map(e -> e.path() + "\n").reduce("", String::concat);
+        Change change = new Change(summary, List.of(new Diff(dest + " (files to fetch)", "", listing)), List.of(
+                new Command.MakeDirectory(dest + "/" + STAGE_DIR, new Command.Attributes(Optional.of("0700"), Optional.empty(),
+                        Optional.empty())),
+                new Command.PutFile(dest + "/" + STAGE_DIR + "/manifest", manifest.bytes(), Command.Attributes.NONE)));
+        return new Plan(List.of(change), "", Map.of(), result);
+    }
+
+    /**
+     * The read-only probe that makes the manifest of {@code src}, at the source, taking the hash of a
+     * file unchanged since {@code record} (path, size, mode, mtime) from it.
+     */
+    static List<String> manifestArgv(String src, long hashers, String record) {
+        return List.of("sh", "-c", MANIFEST_SCRIPT, "sh", src, String.valueOf(hashers), record);
+    }
+
+    /** The script of one node's fetch and verification ({@code pull.sh}), as {@link FanOut} launches it. */
+    static String pullScript() {
+        return PULL_SCRIPT;
+    }
+
+    /** The read-only probe of what a node holds under {@code dest}. */
+    static List<String> surveyArgv(String dest) {
+        return List.of("sh", "-c", SURVEY_SCRIPT, "sh", dest);
+    }
+
+    private static Manifest manifest(TaskContext context, String src, long hashers, String record) throws ModuleException {
+        ProbeResult r = context.host().probe(manifestArgv(src, hashers, record).toArray(String[]::new));
+        if (!r.ok()) {
+            throw new ModuleException("cannot make the manifest of " + src + ": " + r.stderr().strip());
+        }
+        try {
+            return Manifest.parse(r.stdout());
+        } catch (IllegalArgumentException e) {
+            throw new ModuleException("cannot make the manifest of " + src + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Refuses, before a byte moves, a node whose filesystem lacks the bytes or inodes (plus the margin). */
+    static void refuseWithoutRoom(String dest, NodeHoldings holdings, NodeHoldings.Needs needs, Manifest manifest, long marginPercent)
+            throws ModuleException {
+        long margin = Math.max(0, marginPercent);
+        long needBytes = needs.missingBytes() + manifest.totalBytes() * margin / 100;
+        if (holdings.freeBytes() < needBytes) {
+            throw new ModuleException("not enough room in " + dest + ": " + bytes(needs.missingBytes()) + " to fetch + "
+                    + margin + "% of the set's " + bytes(manifest.totalBytes()) + " margin = " + bytes(needBytes) + ", "
+                    + bytes(holdings.freeBytes()) + " free; nothing was transferred");
+        }
+        long needInodes = needs.missing().size() + Math.max(16, manifest.entries().size() * margin / 100);
+        if (holdings.totalInodes() > 0 && holdings.freeInodes() < needInodes) {
+            throw new ModuleException("not enough inodes in " + dest + ": " + needs.missing().size() + " files to fetch + margin = "
+                    + needInodes + ", " + holdings.freeInodes() + " free; nothing was transferred");
+        }
+    }
+
+    @Override
+    public Optional<Round> nextRound(Map<String, Map<String, Object>> resultsByHost, List<Round.Outcome> done) {
+        return new FanOut(FanOut.nodes(resultsByHost), done, PULL_SCRIPT).nextRound();
+    }
+
+    @Override
+    public Map<String, HostOutcome> conclude(Map<String, Map<String, Object>> resultsByHost, List<Round.Outcome> done) {
+        return new FanOut(FanOut.nodes(resultsByHost), done, PULL_SCRIPT).conclude();
+    }
+
+    static String plainPath(String param, String value) throws ModuleException {
+        if (!value.matches(PLAIN_PATH) || value.contains("/../") || value.endsWith("/..") || value.length() < 2) {
+            throw new ModuleException(param + ": '" + value + "' must be an absolute path of letters, digits and ._/+@=,- "
+                    + "(other than /)");
+        }
+        return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
+    }
+
+    static String plainWord(String param, String value) throws ModuleException {
+        if (value.isEmpty() || value.startsWith("-") || !value.matches("[A-Za-z0-9._:+-]+")) {
+            throw new ModuleException(param + ": '" + value + "' is not a plain host, address or user name");
+        }
+        return value;
+    }
+
+    /** {@code 12.3 MB}: a size a person reads. */
+    static String bytes(long n) {
+        String[] units = {"B", "kB", "MB", "GB", "TB", "PB"};
+        double v = n;
+        int u = 0;
+        while (v >= 1000 && u < units.length - 1) {
+            v /= 1000;
+            u++;
+        }
+        return u == 0 ? n + " B" : String.format(java.util.Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = StageModule.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

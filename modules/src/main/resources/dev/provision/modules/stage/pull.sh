@@ -1,0 +1,64 @@
+# One node's part of a staging round: fetch what it lacks of the manifest's files, then verify
+# every file against the manifest and record what it verified. The manifest is already on the node
+# (.provision-stage/manifest, written by the task). $1 destination, $2 'source' (from a directory
+# this node reads: shared storage) or 'peer' (from another node over the cluster's SSH identity),
+# $3 the source directory or USER@ADDRESS of the peer, $4 private key, $5 known-hosts file, $6 how
+# many hashers run at once, $7 SSH connect timeout in seconds.
+# rsync writes each file under .provision-stage/tmp (the same filesystem), fsyncs it and renames it
+# into place: a reader never sees a partial file under its final name, and what a killed run left
+# there is cleared by the next. Prints got<TAB>PATH per file received; then either
+# verified<TAB>FILES<TAB>BYTES<TAB>ROOT (exit 0), or rsync<TAB>EXIT (exit 4, nothing verified),
+# or missing<TAB>PATH / bad<TAB>PATH lines (exit 5; a bad file is removed, the next round fetches it).
+set -eu
+export LC_ALL=C
+dest=$1 mode=$2 from=$3 key=$4 known=$5 jobs=$6 timeout=$7
+stage=$dest/.provision-stage
+[ -f "$stage/manifest" ] || { echo "no manifest at $stage/manifest" >&2; exit 3; }
+cut -f5 "$stage/manifest" > "$stage/files"
+rm -rf "$stage/tmp"
+mkdir "$stage/tmp"
+set +e
+if [ "$mode" = source ]; then
+    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %n' -- "$from/" "$dest/" > "$stage/rsync.out"
+else
+    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %n' \
+        -e "ssh -i $key -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$known -o ConnectTimeout=$timeout" \
+        -- "$from:$dest/" "$dest/" > "$stage/rsync.out"
+fi
+rc=$?
+set -e
+awk '/^>f/ { print "got\t" substr($0, 13) }' "$stage/rsync.out"
+if [ "$rc" -ne 0 ]; then
+    printf 'rsync\t%s\n' "$rc"
+    exit 4
+fi
+# What the record already vouches for (same line, and the file with that size, mode and mtime) is
+# not hashed again; everything else is.
+find "$dest" -path "$stage" -prune -o -type f -printf '%P\t%s\t%m\t%T@\n' > "$stage/have"
+touch "$stage/verified"
+rm -f "$stage/tohash"
+awk -F'\t' -v stage="$stage" '
+    FILENAME == ARGV[1] { m = $4; sub(/\..*/, "", m); have[$1] = $2 "\t" $3 "\t" m; next }
+    FILENAME == ARGV[2] { recorded[$0] = 1; next }
+    { if (have[$5] != $2 "\t" $3 "\t" $4) print "missing\t" $5
+      else if (!($0 in recorded)) print $5 > (stage "/tohash") }' "$stage/have" "$stage/verified" "$stage/manifest" > "$stage/missing"
+rm -rf "$stage/sums"
+mkdir "$stage/sums"
+if [ -f "$stage/tohash" ]; then
+    (cd -- "$dest" && tr '\n' '\0' < "$stage/tohash" | xargs -0 -r -P "$jobs" -n 256 sh -c 'sha256sum -- "$@" >> "$0/$$"' "$stage/sums")
+fi
+cat "$stage"/sums/* </dev/null > "$stage/hashed" 2>/dev/null || true
+awk -F'\t' 'NR == FNR { sums[substr($0, 67)] = substr($0, 1, 64); next }
+    ($5 in sums) && sums[$5] != $1 { print "bad\t" $5 }' "$stage/hashed" "$stage/manifest" > "$stage/bad"
+cut -f2 "$stage/bad" | while IFS= read -r p; do rm -f -- "$dest/$p"; done
+if [ -s "$stage/missing" ] || [ -s "$stage/bad" ]; then
+    cat "$stage/missing" "$stage/bad"
+    rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files"
+    exit 5
+fi
+cp -- "$stage/manifest" "$stage/verified.tmp"
+sync -- "$stage/verified.tmp"
+mv -- "$stage/verified.tmp" "$stage/verified"
+rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/rsync.out" "$stage/missing" "$stage/bad" "$stage/tmp"
+awk -F'\t' '{ n++; b += $2 } END { printf "verified\t%d\t%.0f\t", n, b }' "$stage/manifest"
+sha256sum < "$stage/manifest" | cut -c1-64

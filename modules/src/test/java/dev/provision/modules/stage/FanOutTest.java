@@ -1,0 +1,142 @@
+package dev.provision.modules.stage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.modules.spi.CrossHostTransfer;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.spi.Round;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Who fetches from whom: the plans' results and the rounds so far in, the next round out. */
+class FanOutTest {
+    private static final FanOut.Settings SETTINGS = new FanOut.Settings("/shared/set", "/nvme/set", "root", "/root/.ssh/id_ed25519",
+            "/etc/ssh/ssh_known_hosts", 4, 1, 10, 3600, "ROOT");
+    private static final String VERIFIED = "got\ta\nverified\t1\t3\tROOT\n";
+
+    private static Map<String, Map<String, Object>> nodes(int n, String... complete) {
+        Map<String, Map<String, Object>> results = new LinkedHashMap<>();
+        for (int k = 1; k <= n; k++) {
+            String host = "node0" + k;
+            results.put(host, Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0." + k, List.of(complete).contains(host), SETTINGS)));
+        }
+        return results;
+    }
+
+    /** Pairs {@code receiver<-donor} of a round. */
+    private static List<String> pairs(Optional<Round> round) {
+        return round.orElseThrow().gangs().stream().map(Round.Gang::id).toList();
+    }
+
+    /** The round run, each launch answering {@code answer(host)}. */
+    private static Round.Outcome ran(Round round, Map<String, Round.Answer> special) {
+        Map<String, List<Round.Answer>> answers = new LinkedHashMap<>();
+        for (Round.Gang g : round.gangs()) {
+            Round.Launch l = g.launches().get(0);
+            answers.put(g.id(), List.of(special.getOrDefault(l.host(), new Round.Answer(l, Round.Status.EXITED,
+                    new ProbeResult(0, VERIFIED, "")))));
+        }
+        return new Round.Outcome(round, answers);
+    }
+
+    private static FanOut fanOut(Map<String, Map<String, Object>> results, List<Round.Outcome> done) {
+        return new FanOut(FanOut.nodes(results), done, "PULL");
+    }
+
+    @Test
+    void oneNodeReadsTheSourceThenHoldersDoubleEachRound() {
+        Map<String, Map<String, Object>> results = nodes(5);
+        List<Round.Outcome> done = new ArrayList<>();
+        List<List<String>> rounds = new ArrayList<>();
+        for (Optional<Round> next = fanOut(results, done).nextRound(); next.isPresent(); next = fanOut(results, done).nextRound()) {
+            rounds.add(pairs(next));
+            done.add(ran(next.get(), Map.of()));
+        }
+
+        assertEquals(List.of(List.of("node01<-source"), List.of("node02<-node01"), List.of("node03<-node01", "node04<-node02"),
+                List.of("node05<-node01")), rounds);
+    }
+
+    @Test
+    void theSourceLaunchCopiesFromTheSharedPathAndAPeerLaunchFromTheDonorsAddress() {
+        Round first = fanOut(nodes(2), List.of()).nextRound().orElseThrow();
+        assertEquals(List.of("sh", "-c", "PULL", "sh", "/nvme/set", "source", "/shared/set", "/root/.ssh/id_ed25519",
+                "/etc/ssh/ssh_known_hosts", "4", "10"), first.gangs().get(0).launches().get(0).argv());
+
+        Round second = fanOut(nodes(2), List.of(ran(first, Map.of()))).nextRound().orElseThrow();
+        assertEquals("node02", second.gangs().get(0).launches().get(0).host());
+        assertEquals(List.of("peer", "root@10.0.0.1"), second.gangs().get(0).launches().get(0).argv().subList(5, 7));
+    }
+
+    @Test
+    void nodesAlreadyHoldingTheSetServeFromTheFirstRoundAndTheSourceIsNotRead() {
+        assertEquals(List.of("node01<-node02", "node03<-node04"), pairs(fanOut(nodes(4, "node02", "node04"), List.of()).nextRound()));
+        assertEquals(Optional.empty(), fanOut(nodes(2, "node01", "node02"), List.of()).nextRound());
+    }
+
+    @Test
+    void aDonorThatCannotBeReachedServesNobodyAfterAndItsReceiverFetchesElsewhere() {
+        Map<String, Map<String, Object>> results = nodes(4, "node01", "node02");
+        Round first = fanOut(results, List.of()).nextRound().orElseThrow();
+        assertEquals(List.of("node03<-node01", "node04<-node02"), pairs(Optional.of(first)));
+        Round.Launch node03 = first.gangs().get(0).launches().get(0);
+        Round.Outcome lost = ran(first, Map.of("node03", new Round.Answer(node03, Round.Status.EXITED,
+                new ProbeResult(4, "rsync\t255\n", "ssh: connect to host 10.0.0.1 port 22: Connection refused"))));
+
+        assertEquals(List.of("node03<-node02"), pairs(fanOut(results, List.of(lost)).nextRound()));
+    }
+
+    @Test
+    void aNodeIsGivenUpAfterThreeFailedFetchesAndConcludedFailedWithTheLastReason() {
+        Map<String, Map<String, Object>> results = nodes(2, "node01");
+        List<Round.Outcome> done = new ArrayList<>();
+        for (int i = 0; i < FanOut.ATTEMPTS; i++) {
+            Round r = fanOut(results, done).nextRound().orElseThrow();
+            Round.Launch l = r.gangs().get(0).launches().get(0);
+            done.add(ran(r, Map.of("node02", new Round.Answer(l, Round.Status.EXITED, new ProbeResult(5, "bad\tweights.bin\n", "")))));
+        }
+
+        assertEquals(Optional.empty(), fanOut(results, done).nextRound());
+        CrossHostTransfer.HostOutcome outcome = fanOut(results, done).conclude().get("node02");
+        assertEquals(Optional.of("fetch from node01 exited 5: bad weights.bin"), outcome.failure());
+    }
+
+    @Test
+    void anUnreachableReceiverIsNotAskedAgain() {
+        Map<String, Map<String, Object>> results = nodes(3, "node01");
+        Round r = fanOut(results, List.of()).nextRound().orElseThrow();
+        Round.Launch l = r.gangs().get(0).launches().get(0);
+        Round.Outcome outcome = ran(r, Map.of("node02", new Round.Answer(l, Round.Status.UNREACHABLE, new ProbeResult(-1, "", "gone"))));
+
+        assertEquals(List.of("node03<-node01"), pairs(fanOut(results, List.of(outcome)).nextRound()));
+    }
+
+    @Test
+    void concludeNamesWhatEachNodeReceivedFromWhomAndItsVerifiedRoot() {
+        Map<String, Map<String, Object>> results = nodes(2);
+        Round r = fanOut(results, List.of()).nextRound().orElseThrow();
+
+        Map<String, CrossHostTransfer.HostOutcome> out = fanOut(results, List.of(ran(r, Map.of()))).conclude();
+
+        assertEquals(Optional.empty(), out.get("node01").failure());
+        assertEquals(List.of("a"), out.get("node01").values().get("received"));
+        assertEquals(List.of("source"), out.get("node01").values().get("fetched_from"));
+        assertEquals("ROOT", out.get("node01").values().get("verified_root_hash"));
+        assertTrue(out.get("node02").failure().orElseThrow().contains("no node could give it the data"));
+    }
+
+    @Test
+    void aVerifiedRootOtherThanTheSourcesFailsTheNode() {
+        Map<String, Map<String, Object>> results = nodes(1);
+        Round r = fanOut(results, List.of()).nextRound().orElseThrow();
+        Round.Launch l = r.gangs().get(0).launches().get(0);
+        Round.Outcome o = ran(r, Map.of("node01", new Round.Answer(l, Round.Status.EXITED, new ProbeResult(0, "verified\t1\t3\tOTHER\n", ""))));
+
+        assertEquals(Optional.of("verified root hash OTHER is not the source's ROOT"), fanOut(results, List.of(o)).conclude().get("node01").failure());
+    }
+}

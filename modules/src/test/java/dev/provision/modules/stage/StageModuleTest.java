@@ -1,0 +1,90 @@
+package dev.provision.modules.stage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.ProbeResult;
+import dev.provision.modules.testing.FakeContext;
+import dev.provision.modules.testing.FakeHost;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class StageModuleTest {
+    private static final String MANIFEST = ManifestTest.LINE + "\n";
+    private final StageModule module = new StageModule();
+
+    private Plan plan(String survey, Map<String, Object> extra) throws ModuleException, dev.provision.modules.spi.ParamException {
+        FakeHost host = new FakeHost()
+                .probe(StageModule.manifestArgv("/shared/set", 4, "/nvme/set/.provision-stage/verified"), new ProbeResult(0, MANIFEST, ""))
+                .probe(StageModule.surveyArgv("/nvme/set"), new ProbeResult(0, survey, ""));
+        Map<String, Object> raw = new HashMap<>(Map.of("src", "/shared/set", "dest", "/nvme/set/"));
+        raw.putAll(extra);
+        Params params = module.params().validate(raw);
+        return module.plan(params, new FakeContext(host, Path.of("/nonexistent")));
+    }
+
+    @Test
+    void aFreshNodePlansItsRecordDirectoryAndTheManifestAndListsWhatItWillFetch() throws Exception {
+        Plan plan = plan("space\t1000000\t1000\t2000\n", Map.of());
+
+        assertEquals(1, plan.changes().size());
+        assertTrue(plan.changes().get(0).summary().startsWith("stage 1 files (3 B) into /nvme/set"), plan.changes().get(0).summary());
+        List<Command> commands = plan.changes().get(0).commands();
+        assertEquals("/nvme/set/.provision-stage", assertInstanceOf(Command.MakeDirectory.class, commands.get(0)).path());
+        Command.PutFile manifest = assertInstanceOf(Command.PutFile.class, commands.get(1));
+        assertEquals("/nvme/set/.provision-stage/manifest", manifest.path());
+        assertEquals(MANIFEST, new String(manifest.content(), StandardCharsets.UTF_8));
+        assertEquals(List.of("dir/a b.bin"), plan.result().get("missing"));
+        assertEquals(3L, plan.result().get("missing_bytes"));
+        assertEquals("dir/a b.bin\n", plan.changes().get(0).diffs().get(0).after());
+    }
+
+    @Test
+    void aNodeThatVerifiedTheSetIsConvergedWithTheRootHash() throws Exception {
+        Plan plan = plan("space\t1\t1\t1\nfile\t3\t644\t1700000000.0\tdir/a b.bin\nverified\t" + ManifestTest.LINE + "\n", Map.of());
+
+        assertTrue(plan.isEmpty());
+        assertEquals("1 files (3 B) verified in /nvme/set, root sha256 f20c3f6465dee9e75a5894d1e9b29a02778ddc6b3a8b658d1cf51e0d3d6fff75",
+                plan.reason());
+    }
+
+    @Test
+    void aNodeWithoutRoomIsRefusedWithTheFigures() {
+        ModuleException e = assertThrows(ModuleException.class, () -> plan("space\t2\t1000\t2000\n", Map.of()));
+        assertEquals("not enough room in /nvme/set: 3 B to fetch + 5% of the set's 3 B margin = 3 B, 2 B free; nothing was transferred",
+                e.getMessage());
+        ModuleException inodes = assertThrows(ModuleException.class, () -> plan("space\t1000000\t10\t2000\n", Map.of()));
+        assertTrue(inodes.getMessage().startsWith("not enough inodes in /nvme/set: 1 files to fetch + margin = 17, 10 free"),
+                inodes.getMessage());
+    }
+
+    @Test
+    void aFilesystemWithoutAnInodeLimitIsNotRefusedForInodes() throws Exception {
+        assertEquals(1, plan("space\t1000000\t0\t0\n", Map.of()).changes().size());
+    }
+
+    @Test
+    void pathsAndNamesThatCouldReachAShellOrSshAsOptionsAreRefused() {
+        for (Map<String, Object> bad : List.of(Map.<String, Object>of("dest", "/nvme/set;rm -rf /"), Map.<String, Object>of("dest", "relative"),
+                Map.<String, Object>of("dest", "/nvme/../etc"), Map.<String, Object>of("address", "-oProxyCommand=x"),
+                Map.<String, Object>of("ssh_key", "/k -o X"), Map.<String, Object>of("src", "/a b"))) {
+            assertThrows(ModuleException.class, () -> plan("space\t1000000\t0\t0\n", bad), bad.toString());
+        }
+    }
+
+    @Test
+    void aControllerSourceSaysItIsNotBuiltYet() {
+        ModuleException e = assertThrows(ModuleException.class, () -> plan("space\t1\t1\t1\n", Map.of("src_on", "controller")));
+        assertTrue(e.getMessage().contains("not built yet"), e.getMessage());
+    }
+}

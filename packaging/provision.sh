@@ -1,7 +1,8 @@
 #!/bin/sh
-# provision, as installed from its package or archive: the jar and a Java runtime of its own
-# (jlink) in ../lib/provision, the bundled playbooks and templates in ../share/provision, all found
-# relative to this script, so the tree runs wherever it is unpacked. No JDK is needed on the machine.
+# provision, as installed from its package or archive: a Java runtime of its own (jlink) and the
+# class-data archive in ../lib/provision, the jar and the bundled playbooks and templates in
+# ../share/provision, all found relative to this script, so the tree runs wherever it is unpacked.
+# No JDK is needed on the machine.
 # PROVISION_JAVA_OPTS adds JVM options (-Xmx for thousands of hosts, -XX:TieredStopAtLevel=4 for C2).
 set -eu
 self=$(readlink -f "$0")
@@ -20,4 +21,4 @@ if [ -r "$lib/provision.jsa" ]; then
 fi
 # shellcheck disable=SC2086
 exec "$java" -XX:+UseSerialGC -Xss512k -XX:TieredStopAtLevel=1 -Djava.awt.headless=true $cds ${PROVISION_JAVA_OPTS:-} \
-  -Dprovision.home="$prefix/share/provision" -Dprovision.command="$(basename "$0")" -jar "$lib/provision.jar" "$@"
+  -Dprovision.home="$prefix/share/provision" -Dprovision.command="$(basename "$0")" -jar "$prefix/share/provision/provision.jar" "$@"

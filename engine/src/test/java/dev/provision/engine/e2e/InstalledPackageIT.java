@@ -85,6 +85,9 @@ class InstalledPackageIT {
             assertEquals(0, TestCluster.command(List.of("git", "merge-base", "--is-ancestor", commit, "HEAD"), Map.of(),
                     Duration.ofSeconds(30)).exitCode(), "--version names " + commit + ", not an ancestor of " + head);
         }
+        // the class-data archive made at build time is mapped where the package put it
+        assertTrue(inController("PROVISION_JAVA_OPTS=-Xlog:cds=info provision --version").output().contains("Mapped dynamic region"),
+                "class-data archive not used");
         // the runtime is the package's own, not a JDK of the machine
         assertTrue(inController("ls /usr/lib/provision/runtime/bin/java && /usr/lib/provision/runtime/bin/java --list-modules")
                 .output().contains("java.base@"), "bundled runtime");

@@ -668,12 +668,30 @@ public final class ProvisionCommand implements Callable<Integer> {
         return Duration.ofSeconds(connectTimeout);
     }
 
-    /** {@code --version}: the version baked into the jar's manifest. */
+    /**
+     * {@code --version}: the version baked into the jar's manifest, the commit the build was made from
+     * ({@code build.properties}, written by the build: engine/pom.xml) and the Java runtime. The first
+     * line alone is the version a saved plan records.
+     */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
             String v = ProvisionCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"provision " + (v == null ? "development build" : v), "Java " + Runtime.version()};
+            return new String[] {"provision " + (v == null ? "development build" : v), "commit " + commit(),
+                "Java " + Runtime.version()};
+        }
+
+        private static String commit() {
+            java.util.Properties build = new java.util.Properties();
+            try (java.io.InputStream in = Version.class.getResourceAsStream("build.properties")) {
+                if (in != null) {
+                    build.load(in);
+                }
+            } catch (java.io.IOException e) {
+                return "unknown (build.properties unreadable)";
+            }
+            String commit = build.getProperty("commit", "").strip();
+            return commit.isEmpty() ? "unknown (not built from a git checkout)" : commit;
         }
     }
 }

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# gpu_acceptance's baseline on a lent 1-GPU H200 through provision itself (jlink runtime, local
+# gpu_acceptance's baseline on a lent 1-GPU H200 (or H100) through provision itself (jlink runtime, local
 # connection): an acceptance run whose --json report becomes the baseline, an idle re-run against it,
 # then a re-run while another process keeps the GPU busy. Everything lands in $OUT.
 set -uo pipefail
 mkdir -p engine/target && cp .whl/provision.jar engine/target/ && tar -xJf .whl/jre.tar.xz
 export PROVISION_JAVA=$PWD/.jre/bin/java
+model=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o 'H[0-9]00' || echo H200)
+nvidia-smi --query-gpu=name,memory.total --format=csv > "$OUT/gpu.txt" 2>&1
 run() {
   local name=$1; shift
   ./provision -i localhost, playbooks/preflight.yml -e preflight_checks=gpu,gpu_acceptance \
-    -e expected_gpu_count=1 -e expected_gpu_model=H200 --json "$OUT/$name.json" --report "$OUT/$name.html" "$@" > "$OUT/$name.txt" 2>&1
+    -e expected_gpu_count=1 -e expected_gpu_model="$model" --json "$OUT/$name.json" --report "$OUT/$name.html" "$@" > "$OUT/$name.txt" 2>&1
   echo "# exit=$?" >> "$OUT/$name.txt"
 }
 run baseline-acceptance

@@ -197,14 +197,9 @@ final class FileTransfer {
     static boolean uploadThroughOpenSsh(Connection connection, Command.UploadFile file, OpenSshUpload.Target target)
             throws ConnectionException {
         requireUnchanged(connection, file);
-        java.util.concurrent.CompletableFuture<String> sha256 = new java.util.concurrent.CompletableFuture<>();
-        Thread.ofVirtual().name("provision-digest").start(() -> {
-            try {
-                sha256.complete(dev.provision.modules.spi.ControllerFileDigests.sha256(file.source()));
-            } catch (dev.provision.modules.spi.ModuleException | RuntimeException e) {
-                sha256.complete("unreadable"); // the host's check then refuses the write
-            }
-        });
+        // a source that cannot be read sends a digest that the host's check refuses
+        java.util.concurrent.CompletableFuture<String> sha256 = dev.provision.modules.spi.ControllerFileDigests
+                .inBackground(file.source()).exceptionally(e -> "unreadable");
         String script = script(connection, file.path(), file.attributes(), java.util.List.of(), false, file.size(), "",
                 RECEIVE_THEN_DIGEST);
         Optional<ExecResult> result = OpenSshUpload.run(target, script, file.source(), sha256, ExecRequest.DEFAULT_TIMEOUT);

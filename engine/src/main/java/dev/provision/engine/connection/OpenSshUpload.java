@@ -3,7 +3,6 @@ package dev.provision.engine.connection;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,8 +69,8 @@ final class OpenSshUpload {
                     PosixFilePermissions.fromString("rwx------")));
             Path knownHosts = Files.writeString(dir.resolve("known_hosts"), ALIAS + " " + KnownHostsStore.openSshKey(target.hostKey()) + "\n");
             Process process = new ProcessBuilder(command(target, knownHosts, script)).start();
-            CompletableFuture<byte[]> out = drain(process.getInputStream());
-            CompletableFuture<byte[]> err = drain(process.getErrorStream());
+            CompletableFuture<byte[]> out = Pipes.drain(process.getInputStream()).exceptionally(e -> new byte[0]);
+            CompletableFuture<byte[]> err = Pipes.drain(process.getErrorStream()).exceptionally(e -> new byte[0]);
             try (OutputStream in = process.getOutputStream()) {
                 Files.copy(source, in);
                 in.write((sha256.join() + "\n").getBytes(StandardCharsets.US_ASCII));
@@ -112,18 +111,6 @@ final class OpenSshUpload {
         argv.addAll(List.of("-l", target.user(), "-p", Integer.toString(target.port()), "--", target.address(),
                 "exec /bin/sh -c " + dev.provision.modules.text.ShellWords.quote(script)));
         return argv;
-    }
-
-    private static CompletableFuture<byte[]> drain(InputStream source) {
-        CompletableFuture<byte[]> result = new CompletableFuture<>();
-        Thread.ofVirtual().name("provision-ssh-output").start(() -> {
-            try (source) {
-                result.complete(source.readAllBytes());
-            } catch (IOException e) {
-                result.complete(new byte[0]);
-            }
-        });
-        return result;
     }
 
     private static void deleteQuietly(Path dir) {

@@ -84,7 +84,7 @@ final class Pipes {
         return done;
     }
 
-    private static CompletableFuture<byte[]> drain(InputStream source) {
+    static CompletableFuture<byte[]> drain(InputStream source) {
         CompletableFuture<byte[]> result = new CompletableFuture<>();
         Thread.ofVirtual().name("provision-output").start(() -> {
             try (source) {

@@ -80,14 +80,7 @@ final class ConnectionHostView implements HostView {
     public boolean holdsControllerFile(String path, java.nio.file.Path source) throws ModuleException {
         if (!connection.isController()) {
             // the source's digest on the controller while the host computes its own: the two take as long
-            java.util.concurrent.CompletableFuture<String> ours = new java.util.concurrent.CompletableFuture<>();
-            Thread.ofVirtual().name("provision-digest").start(() -> {
-                try {
-                    ours.complete(dev.provision.modules.spi.ControllerFileDigests.sha256(source));
-                } catch (ModuleException | RuntimeException e) {
-                    ours.completeExceptionally(e);
-                }
-            });
+            java.util.concurrent.CompletableFuture<String> ours = dev.provision.modules.spi.ControllerFileDigests.inBackground(source);
             ProbeResult sum = probe("sha256sum", "--", path);
             String digest;
             try {
@@ -95,10 +88,7 @@ final class ConnectionHostView implements HostView {
             } catch (java.util.concurrent.CompletionException e) {
                 throw e.getCause() instanceof ModuleException m ? m : new ModuleException("cannot hash " + source, e);
             }
-            if (!sum.ok()) {
-                throw new ModuleException("cannot checksum " + path + ": " + sum.stderr().strip());
-            }
-            return sum.stdout().strip().split("\\s+", 2)[0].equalsIgnoreCase(digest);
+            return dev.provision.modules.spi.ControllerFileDigests.sameDigest(sum, path, digest);
         }
         // the host is the controller: compare the two files (cmp stops at the first difference), no digest
         ProbeResult same = probe("cmp", "-s", "--", source.toAbsolutePath().toString(), path);

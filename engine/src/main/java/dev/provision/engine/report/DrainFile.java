@@ -1,16 +1,8 @@
 package dev.provision.engine.report;
 
-import static java.util.Objects.requireNonNull;
-
 import dev.provision.modules.text.ShellWords;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code --drain-file FILE}: the scheduler hand-off of a readiness run. For every node that is not
@@ -21,49 +13,17 @@ import java.util.Optional;
  * shell; a reason holds check names and measured figures only (never a task's message). Written at
  * the end of the run, atomically; a run with every node ready writes only the header.
  */
-public final class DrainFile implements RunListener {
+public final class DrainFile extends ReadinessFile {
     /** Slurm keeps a reason short; past this the reason ends with "...". */
     private static final int REASON_MAX = 200;
-    private final Path file;
-    private final ReadinessGrid grid = new ReadinessGrid();
-    private String task = "";
-    private IOException failure;
 
     public DrainFile(Path file) {
-        this.file = requireNonNull(file, "file cannot be null");
+        super(file);
     }
 
     @Override
-    public void playStarted(String name, List<String> hosts, boolean check) {
-        grid.hosts(hosts);
-    }
-
-    @Override
-    public void taskStarted(String name, String position, boolean handler) {
-        task = name;
-    }
-
-    @Override
-    public void hostResult(TaskResult result) {
-        grid.add(task, result);
-    }
-
-    @Override
-    public void recap(Map<String, HostStats> stats, String retryHint) {
-        stats.forEach((host, s) -> {
-            if (s.unreachable() > 0) {
-                grid.unreachable(host);
-            }
-        });
-        try {
-            Path parent = file.toAbsolutePath().getParent();
-            Files.createDirectories(parent);
-            Path tmp = Files.createTempFile(parent, ".provision-drain", ".sh");
-            Files.writeString(tmp, render(grid), StandardCharsets.UTF_8);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException | RuntimeException e) {
-            failure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
-        }
+    String render(ReadinessGrid grid, String title) {
+        return render(grid);
     }
 
     static String render(ReadinessGrid grid) {
@@ -92,10 +52,5 @@ public final class DrainFile implements RunListener {
         }
         String reason = "provision: " + why.replaceAll("[\\p{Cntrl}]", " ");
         return reason.length() <= REASON_MAX ? reason : reason.substring(0, REASON_MAX - 3) + "...";
-    }
-
-    /** Why the file could not be written, if it could not. */
-    public Optional<IOException> failure() {
-        return Optional.ofNullable(failure);
     }
 }

@@ -31,10 +31,9 @@ import java.util.Optional;
  *   <li>{@code prefix} (default {@code ansible.}), {@code suffix} (default empty): the name is the
  *       prefix, eight random characters, the suffix; neither may hold a {@code /}.
  * </ul>
- * Every run makes a new one, so the task always changes, as in Ansible. A dry run forecasts the
- * change and registers {@code path} as the placeholder of output not known yet (Ansible skips the
- * task in check mode and registers no path), so that a later task that uses it is marked as
- * depending on this run.
+ * Every run makes a new one, so the task always changes, as in Ansible. The plan is one
+ * {@code mktemp}; its result {@code path} is {@link RunTimeValue#LAST_STDOUT}, what that command
+ * prints (what stands for it before it has run is the engine's, see {@link RunTimeValue}).
  */
 public final class TempfileModule implements TaskModule {
     /** Python's {@code mkstemp} draws eight random characters too. */
@@ -59,8 +58,8 @@ public final class TempfileModule implements TaskModule {
         return """
                 Creates a new temporary file (or directory, state: directory) on the host with mktemp,
                 readable by its owner only, and returns its path: register the task and use REG.path.
-                Every run makes a new one, so the task always reports changed; a dry run registers a
-                placeholder for the path.""";
+                Every run makes a new one, so the task always reports changed; the path is known once mktemp
+                has run.""";
     }
 
     @Override

@@ -48,6 +48,30 @@ public final class ControllerFileDigests {
         }
     }
 
+    /**
+     * {@link #sha256} on a thread of its own, for a caller that waits on the host meanwhile; fails
+     * with the {@link ModuleException} that says why the file could not be read.
+     */
+    public static java.util.concurrent.CompletableFuture<String> inBackground(Path file) {
+        java.util.concurrent.CompletableFuture<String> digest = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofVirtual().name("provision-digest").start(() -> {
+            try {
+                digest.complete(sha256(file));
+            } catch (ModuleException | RuntimeException e) {
+                digest.completeExceptionally(e);
+            }
+        });
+        return digest;
+    }
+
+    /** Whether {@code sha256sum FILE}'s answer names {@code digest}. */
+    public static boolean sameDigest(ProbeResult sha256sum, String path, String digest) throws ModuleException {
+        if (!sha256sum.ok()) {
+            throw new ModuleException("cannot checksum " + path + ": " + sha256sum.stderr().strip());
+        }
+        return sha256sum.stdout().strip().split("\\s+", 2)[0].equalsIgnoreCase(digest);
+    }
+
     private static String hash(Path file) {
         MessageDigest digest = Sha256.digest();
         byte[] buffer = new byte[1 << 20];

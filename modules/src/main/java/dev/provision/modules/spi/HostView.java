@@ -75,11 +75,6 @@ public interface HostView {
      * may compare the two files directly.
      */
     default boolean holdsControllerFile(String path, java.nio.file.Path source) throws ModuleException {
-        ProbeResult sum = probe("sha256sum", "--", path);
-        if (!sum.ok()) {
-            throw new ModuleException("cannot checksum " + path + ": " + sum.stderr().strip());
-        }
-        String hostDigest = sum.stdout().strip().split("\\s+", 2)[0];
-        return hostDigest.equalsIgnoreCase(ControllerFileDigests.sha256(source));
+        return ControllerFileDigests.sameDigest(probe("sha256sum", "--", path), path, ControllerFileDigests.sha256(source));
     }
 }

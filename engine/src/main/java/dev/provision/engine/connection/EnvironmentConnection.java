@@ -46,6 +46,11 @@ public final class EnvironmentConnection implements Connection {
         return connection;
     }
 
+    /** The variables this connection sets, as {@code env}'s words ({@code NAME=value}, in order). */
+    public List<String> environment() {
+        return prefix.subList(1, prefix.size());
+    }
+
     @Override
     public void upload(dev.provision.modules.spi.Command.UploadFile file) throws ConnectionException {
         // the put script needs no variables and bounds its own wait; the wrapped connection may carry it faster

@@ -24,10 +24,27 @@ final class HostReads {
      * drop them (the module vouched that no other item changes them).
      */
     private final Map<java.util.List<String>, dev.provision.modules.spi.ProbeResult> prefetched = new HashMap<>();
+    /** What the host's next tasks read together, this one's included ({@link ReadAhead}). */
+    private final ReadAhead ahead;
+
+    HostReads() {
+        this(new ReadAhead());
+    }
+
+    HostReads(ReadAhead ahead) {
+        this.ahead = java.util.Objects.requireNonNull(ahead, "ahead cannot be null");
+    }
+
+    ReadAhead ahead() {
+        return ahead;
+    }
 
     /** Reads are about to go through {@code connection}; what came through another one is dropped. */
     void readingFrom(Connection connection) {
         // each item's time limit and environment are its own; the host is the same
+        if (connection instanceof ReadAhead.Serving served) {
+            connection = served.wrapped();
+        }
         if (connection instanceof dev.provision.engine.connection.TimeLimitedConnection bounded) {
             connection = bounded.wrapped();
         }

@@ -77,14 +77,19 @@ final class RunAheadStrategy implements Strategy {
     private void runOn(HostState h, List<Task> tasks, List<TaskStep> steps,
                        List<Map<HostState, CompletableFuture<TaskResult>>> results, RunAhead progress) {
         int k = 0;
+        ReadAhead ahead = new ReadAhead();
         try {
             for (; k < tasks.size() && !batch.stopRequested(); k++) {
                 progress.starting(h.name(), k);
                 Task task = tasks.get(k);
                 TaskStep step = steps.get(k);
+                int k0 = k;
                 TaskResult r = progress.withFork(() -> {
                     try {
-                        return batch.runner.run(task, h, false, step);
+                        batch.runner.readAhead(tasks, steps, k0, h, ahead);
+                        TaskResult result = batch.runner.run(task, h, false, step, ahead);
+                        ahead.ran();
+                        return result;
                     } catch (RuntimeException e) {
                         // a bug in the engine or a module: the host fails with the cause, the run goes on
                         return TaskResult.simple(h.name(), TaskStatus.FAILED, "internal error: " + e);

@@ -2,6 +2,7 @@ package dev.provision.engine.exec;
 
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.ExecRequest;
 import dev.provision.engine.connection.ExecResult;
 import dev.provision.engine.connection.CountingConnection;
 import dev.provision.engine.connection.EnvironmentConnection;
@@ -55,9 +56,14 @@ final class TaskRunner {
 
     /** {@code task} on {@code host}, as part of {@code step} (the task's run over the batch's hosts). */
     TaskResult run(Task task, HostState host, boolean handler, TaskStep step) {
+        return run(task, host, handler, step, new ReadAhead());
+    }
+
+    /** {@code task} on {@code host}, finding what it reads in {@code ahead} where {@link #readAhead} read it. */
+    TaskResult run(Task task, HostState host, boolean handler, TaskStep step, ReadAhead ahead) {
         long started = System.nanoTime();
         TaskResult r;
-        HostReads reads = new HostReads();
+        HostReads reads = new HostReads(ahead);
         try {
             r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler, step, reads)
                     : runItem(task, host, Map.of(), "", handler, reads, step, 0);
@@ -66,8 +72,8 @@ final class TaskRunner {
         } catch (UnreachableException e) {
             r = TaskResult.simple(host.name(), TaskStatus.UNREACHABLE, e.getMessage());
         }
-        Duration took = Duration.ofNanos(System.nanoTime() - started);
-        r = r.withDuration(took).withRoundTrips(reads.exchanges.get());
+        Duration took = Duration.ofNanos(System.nanoTime() - started).plus(ahead.takeTime());
+        r = r.withDuration(took).withRoundTrips(reads.exchanges.get() + ahead.takeExchanges());
         if (r.status() == TaskStatus.FAILED && task.ignoreErrors()) {
             r = r.withStatus(TaskStatus.IGNORED);
         }
@@ -79,6 +85,99 @@ final class TaskRunner {
             task.register().ifPresent(name -> host.setVar(name, registerValue(registered)));
         }
         return r;
+    }
+
+    /** A task (one item of its loop) planned ahead of its turn, to learn what it reads. */
+    private record Ahead(Task task, TaskModule module, Params params, Map<String, Object> vars, TaskStep step) {
+    }
+
+    /**
+     * Reads for {@code host} what tasks {@code from} on will read, in one exchange (two at most), unless
+     * {@code ahead} still holds answers: see {@link ReadAhead}. Each task (each item of a loop) whose
+     * condition holds and whose arguments render now is planned over a connection that notes what it
+     * reads; up to the first task that may set variables, and only tasks that run through the same
+     * connection as the first. A task that cannot be planned ahead is left to read for itself.
+     */
+    void readAhead(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead ahead) {
+        if (!ahead.wantsReading(from)) {
+            return;
+        }
+        long started = System.nanoTime();
+        try {
+            planAhead(tasks, steps, from, host, ahead);
+        } finally {
+            ahead.spent(System.nanoTime() - started);
+        }
+    }
+
+    private void planAhead(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead ahead) {
+        List<Ahead> planned = new ArrayList<>();
+        Connection through = null;
+        ReadAhead.Key key = null;
+        int j = from;
+        for (; j < tasks.size() && j < from + ahead.window(); j++) {
+            Task task = tasks.get(j);
+            TaskModule module = modules.module(task.module()).orElseThrow();
+            if (module instanceof ConnectionWait || module instanceof MetaModule) {
+                break;
+            }
+            // a task with a time limit of its own reads within it, never in an exchange bounded by another's
+            boolean ownLimit = task.timeoutSeconds().isPresent();
+            try {
+                List<Map<String, Object>> items = ownLimit ? List.of() : List.of(Map.of());
+                if (task.loop().isPresent() && !ownLimit) {
+                    Loop loop = task.loop().get();
+                    Map<String, Object> vars = play.varsFor(task, host, Map.of());
+                    Object evaluated = loop.items() instanceof String s ? play.templates.evaluate(stripBraces(s), vars, loop.position())
+                            : play.templates.interpolate(loop.items(), vars, loop.position());
+                    items = LoopLookups.items(loop, evaluated, task, play.playbookDirectory).stream().limit(ReadAhead.MAX_ITEMS)
+                            .map(item -> Map.<String, Object>of(loop.loopVar(), item)).toList();
+                }
+                for (int index = 0; index < items.size(); index++) {
+                    Map<String, Object> vars = play.varsFor(task, host, items.get(index));
+                    if (falseCondition(task, vars).isPresent()) {
+                        continue;
+                    }
+                    TaskStep step = steps.get(j);
+                    Params params = step.renderAhead(index, vars, v -> module.params().validate(arguments(task, module.params(), v)));
+                    Connection connection = taskConnection(task, host, vars, ahead.exchanges);
+                    ReadAhead.Key of = ReadAhead.keyOf(connection);
+                    if (key == null) {
+                        key = of;
+                        through = connection;
+                    } else if (!key.equals(of)) {
+                        continue; // read as another user, or with other variables: read in its turn
+                    }
+                    planned.add(new Ahead(task, module, params, vars, step));
+                }
+            } catch (TemplateException | ParamException | LoopLookups.LookupException | UnreachableException | RuntimeException e) {
+                // this task reports its own problem in its turn
+            }
+            if (task.register().isPresent() || module.setsVariables() || task.keywords().delegateFacts()) {
+                j++;
+                break;
+            }
+        }
+        ahead.planned(j);
+        if (planned.size() < 2) {
+            return; // one task reads as soon alone
+        }
+        for (int round = 0; round < ReadAhead.ROUNDS; round++) {
+            java.util.Set<String> wanted = new java.util.LinkedHashSet<>();
+            for (Ahead a : planned) {
+                boolean check = checkMode(a.task());
+                ConnectionHostView view = new ConnectionHostView(host.name(), ahead.noting(through, wanted), host.facts(),
+                        check ? Optional.of(host.forecast) : Optional.empty(), new HostReads(), a.step().contents());
+                try {
+                    a.module().plan(a.params(), new EngineTaskContext(view, play, a.task(), a.vars(), a.step()));
+                } catch (ModuleException | RuntimeException e) {
+                    // a read not made yet ended the plan (or the plan fails: it does so again in its turn)
+                }
+            }
+            if (wanted.isEmpty() || !ahead.read(through, wanted)) {
+                return;
+            }
+        }
     }
 
     private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler, TaskStep step, HostReads reads)
@@ -150,7 +249,18 @@ final class TaskRunner {
             return;
         }
         try {
-            reads.prefetched(ProbeBatch.run(taskConnection(task, host, firstVars, reads), List.copyOf(probes)));
+            Connection connection = taskConnection(task, host, firstVars, reads.exchanges);
+            // what was read ahead is kept for the items as a prefetched answer: it outlives a change by an item
+            Map<List<String>, dev.provision.modules.spi.ProbeResult> known = new LinkedHashMap<>();
+            for (List<String> probe : probes) {
+                reads.ahead().answer(ReadAhead.keyOf(connection), ExecRequest.argv(probe)).ifPresent(r ->
+                        known.put(probe, new dev.provision.modules.spi.ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText())));
+            }
+            reads.prefetched(known);
+            probes.removeAll(known.keySet());
+            if (probes.size() >= 2) {
+                reads.prefetched(ProbeBatch.run(connection, List.copyOf(probes)));
+            }
         } catch (TemplateException e) {
             // the items report it
         }
@@ -226,6 +336,7 @@ final class TaskRunner {
         for (int attempt = 1; attempt <= attempts; attempt++) {
             if (attempt > 1) {
                 reads.forget(); // until waits for the host to change: read it afresh
+                reads.ahead().invalidate();
             }
             result = attempt(task, host, module, params, connection, vars, label, handler, reads, step);
             if (task.until().isEmpty() || result.status() == TaskStatus.FAILED && attempt == attempts) {
@@ -248,7 +359,7 @@ final class TaskRunner {
                                Map<String, Object> vars, String label, boolean handler, HostReads reads, TaskStep step)
             throws TemplateException, UnreachableException {
         boolean check = checkMode(task);
-        ConnectionHostView view = new ConnectionHostView(host.name(), connection, host.facts(),
+        ConnectionHostView view = new ConnectionHostView(host.name(), reads.ahead().serving(connection), host.facts(),
                 check ? Optional.of(host.forecast) : Optional.empty(), reads, step.contents());
         EngineTaskContext context = new EngineTaskContext(view, play, task, vars, step);
         Plan plan;
@@ -302,6 +413,7 @@ final class TaskRunner {
         String message = plan.isEmpty() ? plan.reason() : "";
         if (!plan.isEmpty() && !check) {
             reads.forget(); // the host is about to change
+            reads.ahead().invalidate();
             try {
                 Optional<ExecResult> last = apply(connection, plan, reboot -> {
                     if (task.delegateTo().isPresent() && !task.delegateTo().get().equals(host.name())) {
@@ -413,9 +525,16 @@ final class TaskRunner {
     /** The connection a task's commands run on: the host's (or delegate's), become, {@code environment:}, time limit. */
     private Connection taskConnection(Task task, HostState host, Map<String, Object> vars, HostReads reads)
             throws TemplateException, UnreachableException {
+        return taskConnection(task, host, vars, reads.exchanges);
+    }
+
+    /** {@link #taskConnection(Task, HostState, Map, HostReads)}, its exchanges counted in {@code exchanges}. */
+    private Connection taskConnection(Task task, HostState host, Map<String, Object> vars,
+                                      java.util.concurrent.atomic.AtomicInteger exchanges)
+            throws TemplateException, UnreachableException {
         // Ansible's timeout: each item of a loop (with its until retries) gets the task's time limit.
         return TimeLimitedConnection.of(
-                EnvironmentConnection.of(CountingConnection.of(connections.forTask(task, play.play, host), reads.exchanges),
+                EnvironmentConnection.of(CountingConnection.of(connections.forTask(task, play.play, host), exchanges),
                         environment(task, vars)),
                 task.timeoutSeconds().map(Duration::ofSeconds).orElse(play.options.taskTimeout()),
                 task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + play.options.taskTimeout().toSeconds()));

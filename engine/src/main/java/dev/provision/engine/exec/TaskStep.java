@@ -154,6 +154,24 @@ final class TaskStep {
         }
     }
 
+    /**
+     * The arguments of loop item {@code item} as {@link #render} gives them, for planning ahead of the
+     * task's turn ({@link ReadAhead}): the first host's rendering where there is one and it holds,
+     * else this host's own, which is never shared (the variables may change before the task's turn:
+     * a host that fails leaves {@code play_hosts}).
+     */
+    @SuppressWarnings("unchecked")
+    <T> T renderAhead(int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
+        CompletableFuture<Optional<Shared>> first = firsts.get(item);
+        if (first != null && first.isDone()) {
+            Optional<Shared> shared = first.join();
+            if (shared.isPresent() && shared.get().holdsFor(vars)) {
+                return (T) shared.get().value();
+            }
+        }
+        return rendering.render(vars);
+    }
+
     static boolean sameValue(Object first, Object other) {
         if (first == other) {
             return true;

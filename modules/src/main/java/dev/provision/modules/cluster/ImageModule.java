@@ -73,6 +73,11 @@ public final class ImageModule implements TaskModule {
     }
 
     @Override
+    public boolean setsVariables() {
+        return true;
+    }
+
+    @Override
     public boolean isHostLocal() {
         return true;
     }

@@ -48,6 +48,11 @@ public final class ServiceFactsModule implements TaskModule {
     }
 
     @Override
+    public boolean setsVariables() {
+        return true;
+    }
+
+    @Override
     public boolean isHostLocal() {
         return true;
     }

@@ -33,6 +33,11 @@ public final class SetFactModule implements TaskModule {
     }
 
     @Override
+    public boolean setsVariables() {
+        return true;
+    }
+
+    @Override
     public boolean isHostLocal() {
         return true;
     }

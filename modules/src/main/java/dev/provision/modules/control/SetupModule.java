@@ -50,6 +50,11 @@ public final class SetupModule implements TaskModule {
     }
 
     @Override
+    public boolean setsVariables() {
+        return true;
+    }
+
+    @Override
     public boolean isHostLocal() {
         return true;
     }

@@ -45,6 +45,15 @@ public interface TaskModule {
     }
 
     /**
+     * Whether a task of this module may set variables of its host by itself, without
+     * {@code register} (set_fact, include_vars, facts): the engine plans no task after such a one
+     * ahead of time, since that task's arguments and conditions may read what it sets.
+     */
+    default boolean setsVariables() {
+        return false;
+    }
+
+    /**
      * Read-only probes (argument vectors, as given to {@link HostView#probe}) that planning with these
      * parameters will ask, and whose answers no other item of the same loop can change (a kernel
      * parameter's live value, when each item names another). The engine may run the probes of all

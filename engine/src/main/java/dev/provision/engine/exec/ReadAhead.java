@@ -1,0 +1,299 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.CountingConnection;
+import dev.provision.engine.connection.EnvironmentConnection;
+import dev.provision.engine.connection.ExecRequest;
+import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.TimeLimitedConnection;
+import dev.provision.modules.spi.Command;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What one host's next tasks will read, read in one exchange before the first of them plans: on a
+ * converged host a run of tasks costs one round trip instead of one each.
+ *
+ * <p>How the reads are known: each task is planned ahead of its turn ({@link TaskRunner#readAhead})
+ * over a connection that answers what was read already and notes every other read (and ends that
+ * plan); the notes of all the tasks go to the host in one exchange ({@link ProbeBatch#runLines}),
+ * twice at most (a module that reads a path it learnt from a first read). Modules plan from their
+ * parameters and what they read only, so the reads are the ones the task will ask in its turn.
+ *
+ * <p>When the answers hold: the host runs these tasks on its own ({@link RunAheadStrategy}: no other
+ * host's task reaches it meanwhile), so they hold until one of them changes the host; then they are
+ * all dropped ({@link #invalidate}), as before a retry of {@code until}. They are kept per connection
+ * and environment: what root reads is not what another user would. A task planned ahead sees the
+ * variables it will see in its turn, since tasks are planned ahead only up to the first one that can
+ * set variables ({@code register}, {@link dev.provision.modules.spi.TaskModule#setsVariables}).
+ */
+final class ReadAhead {
+    /** The most tasks planned ahead at once. */
+    static final int WINDOW = 32;
+    /** How many tasks the first reading ahead of a host covers. */
+    static final int FIRST_WINDOW = 8;
+    /** The most items of one loop planned ahead. */
+    static final int MAX_ITEMS = 64;
+    /** The most exchanges one reading ahead takes (each a level of reads: a path, then what it names). */
+    static final int ROUNDS = 2;
+
+    /** Whose answers they are: the host's connection (identity), as which user, with which variables. */
+    record Key(Connection connection, List<String> environment) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.connection == connection && k.environment.equals(environment);
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(connection) * 31 + environment.hashCode();
+        }
+    }
+
+    private Key key;
+    private final Map<String, ExecResult> answers = new HashMap<>();
+    /**
+     * How many tasks the next reading ahead covers: after a task that changed the host only its own
+     * (what a converging host reads ahead is mostly dropped by its next change), doubled after each
+     * task that changed nothing, up to {@link #WINDOW}.
+     */
+    private int window = FIRST_WINDOW;
+    /** The tasks before this one were planned ahead already. */
+    private int plannedUntil;
+    /** Whether a task since the last {@link #ran} invalidated what was read. */
+    private boolean changed;
+    /** The exchanges read ahead, given to the report's {@code round_trips} of the task that asked for them. */
+    final AtomicInteger exchanges = new AtomicInteger();
+
+    /** The key of what goes through {@code connection}: its time limit and counter left aside. */
+    static Key keyOf(Connection connection) {
+        List<String> environment = List.of();
+        while (true) {
+            if (connection instanceof Serving served) {
+                connection = served.wrapped();
+            } else if (connection instanceof TimeLimitedConnection bounded) {
+                connection = bounded.wrapped();
+            } else if (connection instanceof EnvironmentConnection withVariables) {
+                environment = withVariables.environment();
+                connection = withVariables.wrapped();
+            } else if (connection instanceof CountingConnection counted) {
+                connection = counted.wrapped();
+            } else {
+                return new Key(connection, environment);
+            }
+        }
+    }
+
+    /** Whether task {@code task} and those after it are to be planned ahead now. */
+    boolean wantsReading(int task) {
+        return task >= plannedUntil;
+    }
+
+    /** How many tasks to plan ahead. */
+    int window() {
+        return window;
+    }
+
+    /** The tasks before {@code end} were planned ahead. */
+    void planned(int end) {
+        plannedUntil = end;
+    }
+
+    /** A task of the host ended: the next reading ahead covers one task after a change, else twice as many. */
+    void ran() {
+        window = changed ? 1 : Math.min(WINDOW, window * 2);
+        changed = false;
+    }
+
+    /** The host is about to change (or must be read afresh): nothing read ahead holds any more. */
+    void invalidate() {
+        answers.clear();
+        key = null;
+        plannedUntil = 0;
+        changed = true;
+    }
+
+    /** The exchanges read ahead since the last call. */
+    int takeExchanges() {
+        return exchanges.getAndSet(0);
+    }
+
+    /** Time spent reading ahead, given to the report's duration of the task that asked for it. */
+    private long nanos;
+
+    void spent(long nanos) {
+        this.nanos += nanos;
+    }
+
+    /** The time spent reading ahead since the last call. */
+    java.time.Duration takeTime() {
+        java.time.Duration d = java.time.Duration.ofNanos(nanos);
+        nanos = 0;
+        return d;
+    }
+
+    /** The answer read ahead to {@code request} through a connection of {@code key}; empty when none. */
+    Optional<ExecResult> answer(Key key, ExecRequest request) {
+        if (!key.equals(this.key) || !alone(request)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(answers.get(request.commandLine()));
+    }
+
+    /** Whether {@code request} reads nothing but its command line, so that it can join others. */
+    private static boolean alone(ExecRequest request) {
+        return request.stdin().length == 0 && request.stdinFile().isEmpty();
+    }
+
+    /**
+     * Runs {@code lines} in one exchange through {@code connection} and keeps their answers.
+     *
+     * @return false when the exchange failed (the tasks then read for themselves)
+     */
+    boolean read(Connection connection, Collection<String> lines) {
+        Key of = keyOf(connection);
+        if (!of.equals(key)) {
+            invalidate();
+        }
+        List<String> ordered = List.copyOf(lines);
+        List<ExecResult> results = ProbeBatch.runLines(connection, ordered);
+        if (results.size() != ordered.size()) {
+            return false;
+        }
+        key = of;
+        for (int i = 0; i < ordered.size(); i++) {
+            answers.put(ordered.get(i), results.get(i));
+        }
+        return true;
+    }
+
+    /** {@code connection}, with what was read ahead through it answered from here. */
+    Connection serving(Connection connection) {
+        return new Serving(connection, keyOf(connection));
+    }
+
+    /**
+     * A connection for planning ahead: what was read is answered, any other read noted in
+     * {@code wanted} and refused ({@link NotReadYet}), which ends the plan.
+     */
+    Connection noting(Connection connection, Collection<String> wanted) {
+        return new Noting(connection, keyOf(connection), wanted);
+    }
+
+    /** A read that planning ahead asked and that was not read yet. */
+    static final class NotReadYet extends ConnectionException {
+        NotReadYet() {
+            super("not read yet");
+        }
+    }
+
+    /** A connection that answers what was read ahead, and passes everything else on. */
+    final class Serving implements Connection {
+        private final Connection connection;
+        private final Key key;
+
+        private Serving(Connection connection, Key key) {
+            this.connection = connection;
+            this.key = key;
+        }
+
+        /** The connection served. */
+        Connection wrapped() {
+            return connection;
+        }
+
+        @Override
+        public String hostName() {
+            return connection.hostName();
+        }
+
+        @Override
+        public ExecResult exec(ExecRequest request) throws ConnectionException {
+            Optional<ExecResult> known = answer(key, request);
+            return known.isPresent() ? known.get() : connection.exec(request);
+        }
+
+        @Override
+        public void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
+            connection.put(path, content, attributes);
+        }
+
+        @Override
+        public void put(Command.PutFile file) throws ConnectionException {
+            connection.put(file);
+        }
+
+        @Override
+        public ExecResult putThen(Command.PutFile file, List<List<String>> then) throws ConnectionException {
+            return connection.putThen(file, then);
+        }
+
+        @Override
+        public void upload(Command.UploadFile file) throws ConnectionException {
+            connection.upload(file);
+        }
+
+        @Override
+        public boolean isController() {
+            return connection.isController();
+        }
+
+        @Override
+        public void close() {
+            // the run's connection outlives the task
+        }
+    }
+
+    private final class Noting implements Connection {
+        private final Connection connection;
+        private final Key key;
+        private final Collection<String> wanted;
+
+        Noting(Connection connection, Key key, Collection<String> wanted) {
+            this.connection = connection;
+            this.key = key;
+            this.wanted = wanted;
+        }
+
+        @Override
+        public String hostName() {
+            return connection.hostName();
+        }
+
+        @Override
+        public ExecResult exec(ExecRequest request) throws ConnectionException {
+            Optional<ExecResult> known = answer(key, request);
+            if (known.isPresent()) {
+                return known.get();
+            }
+            if (alone(request)) {
+                wanted.add(request.commandLine());
+            }
+            throw new NotReadYet();
+        }
+
+        @Override
+        public void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
+            throw new NotReadYet(); // a plan never writes; refused all the same
+        }
+
+        @Override
+        public void upload(Command.UploadFile file) throws ConnectionException {
+            throw new NotReadYet();
+        }
+
+        @Override
+        public boolean isController() {
+            return connection.isController();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}

@@ -159,19 +159,14 @@ final class ConnectionHostView implements HostView {
         if (known != null) {
             return known;
         }
-        String p = ShellWords.quote(path);
         // A small regular file's content comes along (after a CONTENT line): a module that stats a
         // file nearly always reads it next, and one round trip is cheaper than two. Where the task's
         // other hosts had larger files in common, its digest comes instead (a DIGEST line).
-        String send = "printf 'CONTENT\\n'; cat -- " + p + " || true;";
-        if (shared.wantsDigest(path)) {
-            send = "if [ \"${l##*|}\" -ge " + SharedContents.MIN_SIZE + " ] && d=$(sha256sum -- " + p
-                    + " 2>/dev/null); then printf 'DIGEST %." + DIGEST_LENGTH + "s\\n' \"$d\"; else " + send + " fi;";
+        String script = statScript(path, false);
+        // what was read ahead (before the task's other hosts had sent anything) comes with the content
+        if (shared.wantsDigest(path) && !(connection instanceof ReadAhead.Serving ahead && ahead.knows(ExecRequest.shell(script)))) {
+            script = statScript(path, true);
         }
-        String script = "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(" + STAT + " -- " + p
-                + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L " + p + " ]; then readlink -- " + p + " || true;"
-                + " elif [ \"${l%%|*}\" = 'regular file' ] && [ \"${l##*|}\" -le " + CONTENT_WITH_STAT_MAX
-                + " ] && [ -r " + p + " ]; then " + send + " fi; else " + parentStat(path) + " exit 3; fi";
         ExecResult r = exec(ExecRequest.shell(script));
         if (r.exitCode() == 3) {
             reads.stat(path, Optional.empty());
@@ -210,6 +205,20 @@ final class ConnectionHostView implements HostView {
         }
         reads.stat(path, Optional.of(stat));
         return Optional.of(stat);
+    }
+
+    /** The stat of a path, with a small file's content (or, {@code digest}, a larger one's SHA-256) or a missing one's parent. */
+    private static String statScript(String path, boolean digest) {
+        String p = ShellWords.quote(path);
+        String send = "printf 'CONTENT\\n'; cat -- " + p + " || true;";
+        if (digest) {
+            send = "if [ \"${l##*|}\" -ge " + SharedContents.MIN_SIZE + " ] && d=$(sha256sum -- " + p
+                    + " 2>/dev/null); then printf 'DIGEST %." + DIGEST_LENGTH + "s\\n' \"$d\"; else " + send + " fi;";
+        }
+        return "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(" + STAT + " -- " + p
+                + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L " + p + " ]; then readlink -- " + p + " || true;"
+                + " elif [ \"${l%%|*}\" = 'regular file' ] && [ \"${l##*|}\" -le " + CONTENT_WITH_STAT_MAX
+                + " ] && [ -r " + p + " ]; then " + send + " fi; else " + parentStat(path) + " exit 3; fi";
     }
 
     private static final String PARENT = "PARENT ";

@@ -202,6 +202,11 @@ final class ReadAhead {
             this.key = key;
         }
 
+        /** Whether {@code request} was read ahead. */
+        boolean knows(ExecRequest request) {
+            return answer(key, request).isPresent();
+        }
+
         /** The connection served. */
         Connection wrapped() {
             return connection;

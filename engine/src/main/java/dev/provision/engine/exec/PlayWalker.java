@@ -143,7 +143,7 @@ final class PlayWalker {
      * back while it waits ({@link RunAhead#withFork}), so it never holds the fork that one needs.
      */
     private int runAheadEnd(List<TaskNode> nodes, int i, List<HostState> active) {
-        if (active.size() < 2 || batch.ctx.play.anyErrorsFatal() || batch.ctx.play.maxFailPercentage().isPresent()) {
+        if (active.isEmpty() || batch.ctx.play.anyErrorsFatal() || batch.ctx.play.maxFailPercentage().isPresent()) {
             return i;
         }
         int end = i;

@@ -14,8 +14,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Who fetches from whom, round by round: a doubling tree rebuilt from what every node holds. The
- * first round one node reads the source (the store is read once); from then on every node that holds
+ * Who fetches from whom, round by round. With {@code fan_out: chain} and nobody holding the set yet,
+ * the first round is a pipelined chain of every node that lacks it ({@code pull.sh}'s chain: the first
+ * reads the source, each passes the stream on as it arrives). Then, or with {@code fan_out: tree}, a
+ * doubling tree rebuilt from what every node holds: one node reads the source (the store is read once)
+ * if nobody holds the set; from then on every node that holds
  * the verified set (from an earlier run or an earlier round) serves {@code perHolder} nodes that lack
  * it, so the holders double each round (⌈log₂ N⌉ + 1 rounds). A node whose fetch failed tries again
  * from another holder; a holder that could not be reached serves nobody after; a node is given up
@@ -38,7 +41,7 @@ final class FanOut {
 
     /** What every launch needs, the same on every node of the task. */
     record Settings(String src, String dest, String sshUser, String sshKey, String knownHosts, long hashers,
-                    long perHolder, long connectTimeout, long roundTimeout, String rootHash) {
+                    String fanOut, long perHolder, long connectTimeout, long roundTimeout, String rootHash) {
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("src", src);
@@ -47,6 +50,7 @@ final class FanOut {
             m.put("ssh_key", sshKey);
             m.put("known_hosts", knownHosts);
             m.put("hashers", hashers);
+            m.put("fan_out", fanOut);
             m.put("per_holder", perHolder);
             m.put("connect_timeout", connectTimeout);
             m.put("round_timeout", roundTimeout);
@@ -56,7 +60,7 @@ final class FanOut {
 
         static Settings fromMap(Map<?, ?> m) {
             return new Settings(str(m, "src"), str(m, "dest"), str(m, "ssh_user"), str(m, "ssh_key"), str(m, "known_hosts"),
-                    num(m, "hashers"), num(m, "per_holder"), num(m, "connect_timeout"), num(m, "round_timeout"), str(m, "root_hash"));
+                    num(m, "hashers"), str(m, "fan_out"), num(m, "per_holder"), num(m, "connect_timeout"), num(m, "round_timeout"), str(m, "root_hash"));
         }
     }
 
@@ -155,28 +159,41 @@ final class FanOut {
         Settings s = needers.get(0).settings();
         List<Node> donors = nodes.stream().filter(n -> holders.contains(n.host()) && !lost.contains(n.host())).toList();
         List<Round.Gang> gangs = new ArrayList<>();
-        if (donors.isEmpty()) {
+        boolean chain = donors.isEmpty() && done.isEmpty() && needers.size() > 1 && s.fanOut().equals("chain");
+        if (chain) {
+            // every node at once, each passing the stream on to the next: the source read once, each link carrying it once
+            for (int i = 0; i < needers.size(); i++) {
+                Node receiver = needers.get(i);
+                boolean last = i == needers.size() - 1;
+                if (i == 0) {
+                    gangs.add(gang(receiver, FROM_SOURCE, s.src(), "chain-source", last));
+                } else {
+                    Node before = needers.get(i - 1);
+                    gangs.add(gang(receiver, before.host(), s.sshUser() + "@" + before.address(), "chain", last));
+                }
+            }
+        } else if (donors.isEmpty()) {
             if (lost.contains(FROM_SOURCE)) {
                 return Optional.empty();
             }
             Node first = needers.get(0);
-            gangs.add(gang(first, FROM_SOURCE, s.src(), "source"));
+            gangs.add(gang(first, FROM_SOURCE, s.src(), "source", true));
         } else {
             long capacity = donors.size() * Math.max(1, s.perHolder());
             for (int i = 0; i < needers.size() && i < capacity; i++) {
                 Node donor = donors.get(i % donors.size());
-                gangs.add(gang(needers.get(i), donor.host(), s.sshUser() + "@" + donor.address(), "peer"));
+                gangs.add(gang(needers.get(i), donor.host(), s.sshUser() + "@" + donor.address(), "peer", true));
             }
         }
         String name = "round " + (done.size() + 1) + ": " + holders.size() + "/" + nodes.size() + " nodes hold the data, "
-                + gangs.size() + " fetching" + (donors.isEmpty() ? " from the source" : "");
+                + gangs.size() + " fetching" + (chain ? " in a chain from the source" : donors.isEmpty() ? " from the source" : "");
         return Optional.of(new Round(name, gangs, Duration.ofSeconds(Math.max(1, s.roundTimeout()))));
     }
 
-    private Round.Gang gang(Node receiver, String donor, String from, String mode) {
+    private Round.Gang gang(Node receiver, String donor, String from, String mode, boolean last) {
         Settings s = receiver.settings();
         List<String> argv = List.of("sh", "-c", script, "sh", s.dest(), mode, from, s.sshKey(), s.knownHosts(),
-                String.valueOf(s.hashers()), String.valueOf(s.connectTimeout()));
+                String.valueOf(s.hashers()), String.valueOf(s.connectTimeout()), last ? "none" : "next");
         return new Round.Gang(receiver.host() + "<-" + donor, List.of(new Round.Launch(receiver.host(), argv)));
     }
 

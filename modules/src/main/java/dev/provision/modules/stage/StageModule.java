@@ -48,6 +48,7 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
             .withDefault("known_hosts", Type.STRING, "/etc/ssh/ssh_known_hosts")
             .withDefault("space_margin", Type.INT, 5L)
             .withDefault("hashers", Type.INT, 4L)
+            .choice("fan_out", "chain", "chain", "tree")
             .withDefault("per_holder", Type.INT, 1L)
             .withDefault("connect_timeout", Type.INT, 10L)
             .withDefault("round_timeout", Type.INT, 86400L)
@@ -64,9 +65,13 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
     @Override
     public String description() {
         return """
-                Copies the directory src onto every host's dest, reading the source about once: one node
-                reads it, then nodes fetch from nodes (rsync over ssh with ssh_key and known_hosts: the
-                cluster identity cluster.yml writes), the holders doubling each round. A manifest (path,
+                Copies the directory src onto every host's dest, reading the source about once. fan_out:
+                chain (default) starts every node at once in a pipelined chain: the first reads the source
+                as one tar stream, each passes it on to the next over ssh as it arrives, so each link
+                carries the set once; tree: one node reads it, then nodes fetch from nodes with rsync, the
+                holders doubling each round. Either way over ssh with ssh_key and known_hosts (the cluster
+                identity cluster.yml writes); a node the chain left short fetches the rest from a node that
+                holds the set, rounds as in tree. A manifest (path,
                 size, mode, SHA-256) is made at the source; every node verifies each file and records the
                 manifest in dest/.provision-stage; the root hash is the manifest's SHA-256. A verified
                 file is never fetched again. src_on: shared (a path every host mounts).""";
@@ -109,8 +114,8 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         }
         NodeHoldings.Needs needs = holdings.needs(manifest);
         String root = manifest.rootHash();
-        FanOut.Settings settings = new FanOut.Settings(src, dest, user, key, known, hashers, params.integer("per_holder"),
-                params.integer("connect_timeout"), params.integer("round_timeout"), root);
+        FanOut.Settings settings = new FanOut.Settings(src, dest, user, key, known, hashers, params.string("fan_out"),
+                params.integer("per_holder"), params.integer("connect_timeout"), params.integer("round_timeout"), root);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("files", (long) manifest.entries().size());
         result.put("bytes", manifest.totalBytes());

@@ -16,14 +16,20 @@ import org.junit.jupiter.api.Test;
 /** Who fetches from whom: the plans' results and the rounds so far in, the next round out. */
 class FanOutTest {
     private static final FanOut.Settings SETTINGS = new FanOut.Settings("/shared/set", "/nvme/set", "root", "/root/.ssh/id_ed25519",
-            "/etc/ssh/ssh_known_hosts", 4, 1, 10, 3600, "ROOT");
+            "/etc/ssh/ssh_known_hosts", 4, "tree", 1, 10, 3600, "ROOT");
+    private static final FanOut.Settings CHAIN = new FanOut.Settings("/shared/set", "/nvme/set", "root", "/root/.ssh/id_ed25519",
+            "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600, "ROOT");
     private static final String VERIFIED = "got\ta\nverified\t1\t3\tROOT\n";
 
     private static Map<String, Map<String, Object>> nodes(int n, String... complete) {
+        return nodes(SETTINGS, n, complete);
+    }
+
+    private static Map<String, Map<String, Object>> nodes(FanOut.Settings settings, int n, String... complete) {
         Map<String, Map<String, Object>> results = new LinkedHashMap<>();
         for (int k = 1; k <= n; k++) {
             String host = "node0" + k;
-            results.put(host, Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0." + k, List.of(complete).contains(host), SETTINGS)));
+            results.put(host, Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0." + k, List.of(complete).contains(host), settings)));
         }
         return results;
     }
@@ -66,7 +72,7 @@ class FanOutTest {
     void theSourceLaunchCopiesFromTheSharedPathAndAPeerLaunchFromTheDonorsAddress() {
         Round first = fanOut(nodes(2), List.of()).nextRound().orElseThrow();
         assertEquals(List.of("sh", "-c", "PULL", "sh", "/nvme/set", "source", "/shared/set", "/root/.ssh/id_ed25519",
-                "/etc/ssh/ssh_known_hosts", "4", "10"), first.gangs().get(0).launches().get(0).argv());
+                "/etc/ssh/ssh_known_hosts", "4", "10", "none"), first.gangs().get(0).launches().get(0).argv());
 
         Round second = fanOut(nodes(2), List.of(ran(first, Map.of()))).nextRound().orElseThrow();
         assertEquals("node02", second.gangs().get(0).launches().get(0).host());
@@ -138,5 +144,33 @@ class FanOutTest {
         Round.Outcome o = ran(r, Map.of("node01", new Round.Answer(l, Round.Status.EXITED, new ProbeResult(0, "verified\t1\t3\tOTHER\n", ""))));
 
         assertEquals(Optional.of("verified root hash OTHER is not the source's ROOT"), fanOut(results, List.of(o)).conclude().get("node01").failure());
+    }
+
+    @Test
+    void aChainStartsEveryNodeAtOnceEachReadingFromTheOneBeforeAndTheLastPassesNothingOn() {
+        Round first = fanOut(nodes(CHAIN, 3), List.of()).nextRound().orElseThrow();
+        assertEquals(List.of("node01<-source", "node02<-node01", "node03<-node02"), pairs(Optional.of(first)));
+        List<List<String>> tails = first.gangs().stream().map(g -> g.launches().get(0).argv())
+                .map(a -> List.of(a.get(5), a.get(6), a.get(a.size() - 1))).toList();
+        assertEquals(List.of(List.of("chain-source", "/shared/set", "next"), List.of("chain", "root@10.0.0.1", "next"),
+                List.of("chain", "root@10.0.0.2", "none")), tails);
+    }
+
+    @Test
+    void aNodeTheChainLeftShortFetchesFromAHolderInTheNextRound() {
+        Map<String, Map<String, Object>> results = nodes(CHAIN, 4);
+        Round chain = fanOut(results, List.of()).nextRound().orElseThrow();
+        // node03's predecessor went away mid-stream: it lacks files; node04 after it too
+        Round.Answer shortOf = new Round.Answer(chain.gangs().get(2).launches().get(0), Round.Status.EXITED,
+                new ProbeResult(5, "missing\tb\n", ""));
+        Round.Answer shortToo = new Round.Answer(chain.gangs().get(3).launches().get(0), Round.Status.EXITED,
+                new ProbeResult(5, "missing\tb\n", ""));
+        List<Round.Outcome> done = List.of(ran(chain, Map.of("node03", shortOf, "node04", shortToo)));
+        assertEquals(List.of("node03<-node01", "node04<-node02"), pairs(fanOut(results, done).nextRound()));
+    }
+
+    @Test
+    void nodesAlreadyHoldingTheSetServeThoughTheChainIsAsked() {
+        assertEquals(List.of("node01<-node02", "node03<-node04"), pairs(fanOut(nodes(CHAIN, 4, "node02", "node04"), List.of()).nextRound()));
     }
 }

@@ -26,8 +26,10 @@ stage=$dest/.provision-stage
 cut -f5 "$stage/manifest" > "$stage/files"
 rm -rf "$stage/tmp"
 mkdir "$stage/tmp"
+# A peer that stops answering is given up within 3 × 5 s (a hung node must not stall the nodes after it).
+ssh_options="-o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$known -o ConnectTimeout=$timeout -o ServerAliveInterval=5 -o ServerAliveCountMax=3"
 ssh_to() {
-    ssh -i "$key" -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$known" -o ConnectTimeout="$timeout" "$@"
+    ssh -i "$key" $ssh_options "$@"
 }
 # The stream on standard input, passed on to the next node once its ssh opened the FIFO (it starts
 # at the same time; a node that never comes is left out after a while).
@@ -85,7 +87,7 @@ elif [ "$mode" = source ]; then
     rc=$?
 else
     rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %n' \
-        -e "ssh -i $key -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$known -o ConnectTimeout=$timeout" \
+        -e "ssh -i $key $ssh_options" \
         -- "$from:$dest/" "$dest/" > "$stage/rsync.out"
     rc=$?
 fi

@@ -174,7 +174,7 @@ final class ReadAhead {
 
     /** {@code connection}, with what was read ahead through it answered from here. */
     Connection serving(Connection connection) {
-        return new Serving(connection, keyOf(connection));
+        return new Serving(connection, keyOf(connection), null);
     }
 
     /**
@@ -182,7 +182,7 @@ final class ReadAhead {
      * {@code wanted} and refused ({@link NotReadYet}), which ends the plan.
      */
     Connection noting(Connection connection, Collection<String> wanted) {
-        return new Noting(connection, keyOf(connection), wanted);
+        return new Serving(connection, keyOf(connection), java.util.Objects.requireNonNull(wanted, "wanted cannot be null"));
     }
 
     /** A read that planning ahead asked and that was not read yet. */
@@ -192,14 +192,19 @@ final class ReadAhead {
         }
     }
 
-    /** A connection that answers what was read ahead, and passes everything else on. */
+    /**
+     * A connection that answers what was read ahead; anything else it passes on ({@link #serving}) or,
+     * planning ahead, notes and refuses ({@link #noting}: {@code wanted} is not null).
+     */
     final class Serving implements Connection {
         private final Connection connection;
         private final Key key;
+        private final Collection<String> wanted;
 
-        private Serving(Connection connection, Key key) {
+        private Serving(Connection connection, Key key, Collection<String> wanted) {
             this.connection = connection;
             this.key = key;
+            this.wanted = wanted;
         }
 
         /** Whether {@code request} was read ahead. */
@@ -220,27 +225,43 @@ final class ReadAhead {
         @Override
         public ExecResult exec(ExecRequest request) throws ConnectionException {
             Optional<ExecResult> known = answer(key, request);
-            return known.isPresent() ? known.get() : connection.exec(request);
+            if (known.isPresent()) {
+                return known.get();
+            }
+            if (wanted == null) {
+                return connection.exec(request);
+            }
+            if (alone(request)) {
+                wanted.add(request.commandLine());
+            }
+            throw new NotReadYet();
+        }
+
+        private Connection writer() throws NotReadYet {
+            if (wanted != null) {
+                throw new NotReadYet(); // a plan never writes; refused all the same
+            }
+            return connection;
         }
 
         @Override
         public void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
-            connection.put(path, content, attributes);
+            writer().put(path, content, attributes);
         }
 
         @Override
         public void put(Command.PutFile file) throws ConnectionException {
-            connection.put(file);
+            writer().put(file);
         }
 
         @Override
         public ExecResult putThen(Command.PutFile file, List<List<String>> then) throws ConnectionException {
-            return connection.putThen(file, then);
+            return writer().putThen(file, then);
         }
 
         @Override
         public void upload(Command.UploadFile file) throws ConnectionException {
-            connection.upload(file);
+            writer().upload(file);
         }
 
         @Override
@@ -251,54 +272,6 @@ final class ReadAhead {
         @Override
         public void close() {
             // the run's connection outlives the task
-        }
-    }
-
-    private final class Noting implements Connection {
-        private final Connection connection;
-        private final Key key;
-        private final Collection<String> wanted;
-
-        Noting(Connection connection, Key key, Collection<String> wanted) {
-            this.connection = connection;
-            this.key = key;
-            this.wanted = wanted;
-        }
-
-        @Override
-        public String hostName() {
-            return connection.hostName();
-        }
-
-        @Override
-        public ExecResult exec(ExecRequest request) throws ConnectionException {
-            Optional<ExecResult> known = answer(key, request);
-            if (known.isPresent()) {
-                return known.get();
-            }
-            if (alone(request)) {
-                wanted.add(request.commandLine());
-            }
-            throw new NotReadYet();
-        }
-
-        @Override
-        public void put(String path, byte[] content, Command.Attributes attributes) throws ConnectionException {
-            throw new NotReadYet(); // a plan never writes; refused all the same
-        }
-
-        @Override
-        public void upload(Command.UploadFile file) throws ConnectionException {
-            throw new NotReadYet();
-        }
-
-        @Override
-        public boolean isController() {
-            return connection.isController();
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

@@ -28,4 +28,27 @@ class ProbeBatchTest {
             assertEquals("half\n", answers.get(errNoNewline).stderr(), "a last line without its newline still comes back");
         }
     }
+
+    @Test
+    void commandLinesRunAsAloneEvenWithExitCommentsHereDocumentsAndBinaryOutput() {
+        byte[] every = new byte[256];
+        for (int b = 0; b < 256; b++) {
+            every[b] = (byte) b;
+        }
+        String binary = "printf '" + java.util.stream.IntStream.range(0, 256).mapToObj(b -> String.format("\\%03o", b))
+                .reduce("", String::concat) + "'";
+        List<String> lines = List.of(
+                "x=1; exit 3",                               // ends its own subshell only
+                "echo \"${x:-unset}\" # a comment to the end of the line",
+                "cat <<'EOF'\nhere ) document\nEOF",
+                binary);
+        try (LocalConnection local = new LocalConnection("localhost")) {
+            List<dev.provision.engine.connection.ExecResult> answers = ProbeBatch.runLines(local, lines);
+            assertEquals(4, answers.size());
+            assertEquals(3, answers.get(0).exitCode());
+            assertEquals("unset\n", answers.get(1).stdoutText(), "no variable of one line reaches the next");
+            assertEquals("here ) document\n", answers.get(2).stdoutText());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(every, answers.get(3).stdout(), "bytes come back as they are");
+        }
+    }
 }

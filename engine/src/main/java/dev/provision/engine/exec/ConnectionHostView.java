@@ -62,6 +62,14 @@ final class ConnectionHostView implements HostView {
         return facts;
     }
 
+    /** Whether {@link #probe} may run probes (planning ahead of a module that probes only in its turn: false). */
+    private boolean probes = true;
+
+    /** Probes are refused from now on: the module plans ahead only as far as its file reads go. */
+    void refuseProbes() {
+        probes = false;
+    }
+
     @Override
     public ProbeResult probe(String... argv) throws ModuleException {
         Optional<ProbeResult> forecast = pendingAnswer(List.of(argv));
@@ -71,6 +79,9 @@ final class ConnectionHostView implements HostView {
         ProbeResult ahead = reads.takePrefetched(List.of(argv));
         if (ahead != null) {
             return ahead;
+        }
+        if (!probes) {
+            throw new ModuleException("not probed ahead of the task's turn");
         }
         ExecResult r = exec(ExecRequest.argv(argv));
         return new ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText());

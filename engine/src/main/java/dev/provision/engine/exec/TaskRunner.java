@@ -168,6 +168,9 @@ final class TaskRunner {
                 boolean check = checkMode(a.task());
                 ConnectionHostView view = new ConnectionHostView(host.name(), ahead.noting(through, wanted), host.facts(),
                         check ? Optional.of(host.forecast) : Optional.empty(), new HostReads(), a.step().contents());
+                if (!a.module().probesAhead()) {
+                    view.refuseProbes();
+                }
                 try {
                     a.module().plan(a.params(), new EngineTaskContext(view, play, a.task(), a.vars(), a.step()));
                 } catch (ModuleException | RuntimeException e) {

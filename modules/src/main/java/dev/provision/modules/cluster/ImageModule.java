@@ -72,6 +72,12 @@ public final class ImageModule implements TaskModule {
         return "image";
     }
 
+    /** podman (or docker) initialises its store when first asked: never before the task that configures it. */
+    @Override
+    public boolean probesAhead() {
+        return false;
+    }
+
     @Override
     public boolean setsVariables() {
         return true;

@@ -54,6 +54,18 @@ public interface TaskModule {
     }
 
     /**
+     * Whether the engine may run this module's probes before the task's turn, together with the
+     * reads of the tasks around it (what a converged host reads, in one exchange). A probe is
+     * read-only, but one that changes the host on first use must run in its turn, after the tasks
+     * before it: a container engine initialises its image store the first time it is asked, so asked
+     * early it would make the store that an earlier task is about to configure anew. Such a module
+     * says false; its file reads are still read ahead.
+     */
+    default boolean probesAhead() {
+        return true;
+    }
+
+    /**
      * Read-only probes (argument vectors, as given to {@link HostView#probe}) that planning with these
      * parameters will ask, and whose answers no other item of the same loop can change (a kernel
      * parameter's live value, when each item names another). The engine may run the probes of all

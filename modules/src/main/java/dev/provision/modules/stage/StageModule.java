@@ -65,16 +65,15 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
     @Override
     public String description() {
         return """
-                Copies the directory src onto every host's dest, reading the source about once. fan_out:
-                chain (default) starts every node at once in a pipelined chain: the first reads the source
-                as one tar stream, each passes it on to the next over ssh as it arrives, so each link
-                carries the set once; tree: one node reads it, then nodes fetch from nodes with rsync, the
-                holders doubling each round. Either way over ssh with ssh_key and known_hosts (the cluster
-                identity cluster.yml writes); a node the chain left short fetches the rest from a node that
-                holds the set, rounds as in tree. A manifest (path,
-                size, mode, SHA-256) is made at the source; every node verifies each file and records the
-                manifest in dest/.provision-stage; the root hash is the manifest's SHA-256. A verified
-                file is never fetched again. src_on: shared (a path every host mounts).""";
+                Copies the directory src onto every host's dest, reading the source about once. fan_out: chain
+                (default) starts every node at once in a pipelined chain: the first reads the source as one tar
+                stream, each passes it on to the next over ssh as it arrives, so each link carries the set once;
+                tree: one node reads it, then nodes fetch from nodes with rsync, the holders doubling each
+                round. Either way over ssh with ssh_key and known_hosts (the cluster identity cluster.yml
+                writes); a node the chain left short fetches the rest from a node that holds the set, rounds as
+                in tree. A manifest (path, size, mode, SHA-256) is made at the source; every node verifies each
+                file and records the manifest in dest/.provision-stage; the root hash is the manifest's SHA-256.
+                A verified file is never fetched again. src_on: shared (a path every host mounts).""";
     }
 
     @Override

@@ -158,7 +158,7 @@ final class ReadAhead {
     boolean read(Connection connection, Collection<String> lines) {
         Key of = keyOf(connection);
         if (!of.equals(key)) {
-            invalidate();
+            answers.clear(); // another user's or environment's reads: the host did not change
         }
         List<String> ordered = List.copyOf(lines);
         List<ExecResult> results = ProbeBatch.runLines(connection, ordered);

@@ -42,18 +42,7 @@ final class HostReads {
     /** Reads are about to go through {@code connection}; what came through another one is dropped. */
     void readingFrom(Connection connection) {
         // each item's time limit and environment are its own; the host is the same
-        if (connection instanceof ReadAhead.Serving served) {
-            connection = served.wrapped();
-        }
-        if (connection instanceof dev.provision.engine.connection.TimeLimitedConnection bounded) {
-            connection = bounded.wrapped();
-        }
-        if (connection instanceof dev.provision.engine.connection.EnvironmentConnection withVariables) {
-            connection = withVariables.wrapped();
-        }
-        if (connection instanceof dev.provision.engine.connection.CountingConnection counted) {
-            connection = counted.wrapped();
-        }
+        connection = ReadAhead.keyOf(connection).connection();
         if (source != connection) {
             forget();
             source = connection;

@@ -127,10 +127,7 @@ final class TaskRunner {
                 List<Map<String, Object>> items = ownLimit ? List.of() : List.of(Map.of());
                 if (task.loop().isPresent() && !ownLimit) {
                     Loop loop = task.loop().get();
-                    Map<String, Object> vars = play.varsFor(task, host, Map.of());
-                    Object evaluated = loop.items() instanceof String s ? play.templates.evaluate(stripBraces(s), vars, loop.position())
-                            : play.templates.interpolate(loop.items(), vars, loop.position());
-                    items = LoopLookups.items(loop, evaluated, task, play.playbookDirectory).stream().limit(ReadAhead.MAX_ITEMS)
+                    items = loopItems(task, host, loop).stream().limit(ReadAhead.MAX_ITEMS)
                             .map(item -> Map.<String, Object>of(loop.loopVar(), item)).toList();
                 }
                 for (int index = 0; index < items.size(); index++) {
@@ -183,14 +180,19 @@ final class TaskRunner {
         }
     }
 
-    private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler, TaskStep step, HostReads reads)
-            throws TemplateException, UnreachableException {
+    /** The items of {@code task}'s loop on {@code host}, its expression evaluated or its list rendered. */
+    private List<?> loopItems(Task task, HostState host, Loop loop) throws TemplateException, LoopLookups.LookupException {
         Map<String, Object> vars = play.varsFor(task, host, Map.of());
         Object evaluated = loop.items() instanceof String s ? play.templates.evaluate(stripBraces(s), vars, loop.position())
                 : play.templates.interpolate(loop.items(), vars, loop.position());
+        return LoopLookups.items(loop, evaluated, task, play.playbookDirectory);
+    }
+
+    private TaskResult runLoop(Task task, HostState host, Loop loop, boolean handler, TaskStep step, HostReads reads)
+            throws TemplateException, UnreachableException {
         List<?> list;
         try {
-            list = LoopLookups.items(loop, evaluated, task, play.playbookDirectory);
+            list = loopItems(task, host, loop);
         } catch (LoopLookups.LookupException e) {
             return failure(host, task, loop.position() + ": " + e.getMessage());
         }

@@ -15,7 +15,8 @@ import java.util.Optional;
  * variable assignment; the fixed script body only ever uses {@code "$variables"}, so no path, owner
  * or mode can inject shell.
  *
- * <p>Put writes {@code .provision-XXXXXX} beside the target ({@code mktemp}), streams the content into
+ * <p>Put writes {@code .provision-PID} beside the target (created 0600 by the shell itself, refusing
+ * any file or link already there: {@code set -C}; {@code mktemp} where one is), streams the content into
  * it, checks that it received exactly the bytes that were sent (their SHA-256, which a short input
  * fails too: an input that ended early, because the controller died or the connection dropped, looks like a clean end of file
  * to {@code cat}), sets owner, group and mode, then renames it over the target ({@code mv -T}: atomic
@@ -39,12 +40,16 @@ final class FileTransfer {
     private static final String PUT_SCRIPT = """
             if [ ! -d "$dir" ]; then echo "directory $dir does not exist" >&2; exit 1; fi
             if [ -d "$target" ]; then echo "$target is a directory" >&2; exit 1; fi
-            tmp=$(mktemp "$dir/.provision-XXXXXX") || exit 1
+            tmp=$dir/.provision-$$
+            ( umask 077; set -C; : >"$tmp" ) 2>/dev/null || tmp=$(mktemp "$dir/.provision-XXXXXX") || exit 1
             fail() { rm -f -- "$tmp"; exit 1; }
             trap fail HUP INT TERM PIPE
-            %RECEIVE%            if [ -e "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
-            if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi
-            if [ -n "$group" ]; then chgrp -- "$group" "$tmp" || fail; fi
+            %RECEIVE%            if [ -n "$owner" ] && [ -n "$group" ]; then chown -- "$owner:$group" "$tmp" || fail
+            else
+              if [ -e "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
+              if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi
+              if [ -n "$group" ]; then chgrp -- "$group" "$tmp" || fail; fi
+            fi
             if [ -n "$mode" ]; then chmod -- "$mode" "$tmp" || fail
             elif [ -e "$target" ]; then chmod --reference="$target" -- "$tmp" || fail
             else chmod -- "$(printf '%o' $(( 0666 & ~$(umask) )))" "$tmp" || fail

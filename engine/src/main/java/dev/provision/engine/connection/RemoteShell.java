@@ -8,6 +8,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -23,16 +26,19 @@ import net.schmizz.sshj.connection.channel.direct.Session;
  *
  * <p>The shell reads its script from the channel's standard input; each command is one chunk of
  * script that never reads that stream itself: the command line travels as one quoted word and is
- * run as {@code setsid /bin/sh -c WORD} (its own process group, so a timeout can kill it with its
- * descendants: the group's id is in the file {@code p} of the shell's {@link #workDirectory()} while
- * it runs), its standard input is a file (decoded from a here-document: {@link StdinDocuments}) or
- * {@code /dev/null}, and
- * its outputs go to files. The shell answers each command with one line this class parses and the
- * two outputs by length, so nothing a command prints can be taken for framing:
+ * run as {@code /bin/sh -c WORD} in a subshell, its standard input a file (decoded from a
+ * here-document: {@link StdinDocuments}) or {@code /dev/null}, its outputs files. A timeout kills
+ * the command with its descendants by process group: sshd made this shell lead a group of its own,
+ * which its subshells share, so the kill takes the shell too (a shell whose command timed out is
+ * closed anyway); where the shell leads no group, each command gets one of its own through
+ * {@code setsid}. The group's id is in the file {@code p} of the shell's {@link #workDirectory()}
+ * while a command runs. The shell answers each command by framing its two outputs and its status
+ * with a random token sent with the command, so nothing a command prints can be taken for framing:
  * <pre>
- *   R status stdoutBytes stderrBytes
- *   stdout bytes, then stderr bytes
+ *   stdout bytes, "\n" TOKEN " " status "\n", stderr bytes, TOKEN "\n"
  * </pre>
+ * Builtins do all of it but the {@code cat} of an output that is not empty: on a slow node each
+ * program started costs milliseconds, and a run sends hundreds of commands to each node.
  * One answer per command, not a "started" line too: at a thousand hosts each answer is a packet
  * to decrypt and a thread to wake on the controller.
  * Not thread-safe: {@link SshConnection} lends each shell to one call at a time.
@@ -53,22 +59,33 @@ final class RemoteShell implements AutoCloseable {
             trap 'rm -rf "$__pv_d"' EXIT
             trap 'rm -rf "$__pv_d"; exit 1' HUP PIPE TERM
             echo $$ >"$__pv_d/pid"
+            : >"$__pv_d/p"
+            __pv_lead=
+            if read -r __pv_l </proc/$$/stat 2>/dev/null; then set -- $__pv_l; [ "$5" = "$$" ] && __pv_lead=1; fi
             __pv() {
-              setsid /bin/sh -c "$1" <"$2" >"$__pv_d/o" 2>"$__pv_d/e" &
-              echo "$!" >"$__pv_d/p"
-              wait "$!"
-              __pv_s=$?
-              rm -f -- "$__pv_d/p"
-              [ "$2" = /dev/null ] || rm -f -- "$2"
-              set -- $(wc -c "$__pv_d/o" "$__pv_d/e")
-              echo "R $__pv_s $1 $3"
-              [ "$1$3" = 00 ] || cat -- "$__pv_d/o" "$__pv_d/e"
+              if [ -n "$__pv_lead" ]; then
+                echo $$ >"$__pv_d/p"
+                ( exec /bin/sh -c "$1" ) <"$2" >"$__pv_d/o" 2>"$__pv_d/e"
+                __pv_s=$?
+              else
+                setsid /bin/sh -c "$1" <"$2" >"$__pv_d/o" 2>"$__pv_d/e" &
+                echo "$!" >"$__pv_d/p"
+                wait "$!"
+                __pv_s=$?
+              fi
+              : >"$__pv_d/p"
+              [ "$2" = /dev/null ] || : >"$2"
+              [ -s "$__pv_d/o" ] && cat -- "$__pv_d/o"
+              printf '\n%s %s\n' "$3" "$__pv_s"
+              [ -s "$__pv_d/e" ] && cat -- "$__pv_d/e"
+              printf '%s\n' "$3"
             }
             command -v gzip >/dev/null 2>&1 && __pv_z=z || __pv_z=-
             echo "READY $__pv_d $__pv_z"
             """;
     private static final Pattern READY_LINE = Pattern.compile("READY (/tmp/provision\\.[A-Za-z0-9]{8}) ([z-])");
     private static final int MAX_LINE = 4096;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Session session;
     private final Session.Command shell;
@@ -157,6 +174,9 @@ final class RemoteShell implements AutoCloseable {
         return workDirectory;
     }
 
+    /** The token that frames the answer of the command sent last. */
+    private byte[] token;
+
     /** Sends {@code request}; {@link #result} waits for its end. */
     void submit(ExecRequest request) throws IOException {
         byte[] stdin = request.stdin();
@@ -165,19 +185,81 @@ final class RemoteShell implements AutoCloseable {
             script.write(StdinDocuments.of(stdin, gzip));
             input = "\"$__pv_d/i\"";
         }
-        send("__pv " + ShellWords.quote(request.commandLine()) + ' ' + input + '\n');
+        byte[] random = new byte[16];
+        RANDOM.nextBytes(random);
+        String word = "PROVISION-" + HexFormat.of().formatHex(random);
+        token = word.getBytes(StandardCharsets.US_ASCII);
+        send("__pv " + ShellWords.quote(request.commandLine()) + ' ' + input + ' ' + word + '\n');
     }
 
     /** Waits for the command sent by {@link #submit} to end and returns its status and outputs. */
     ExecResult result() throws IOException {
-        String[] header = line().split(" ");
-        if (header.length != 4 || !header[0].equals("R")) {
-            throw new IOException("unexpected answer from the remote shell: " + String.join(" ", header));
+        byte[] head = concat(new byte[] {'\n'}, token, new byte[] {' '});
+        byte[] tail = concat(token, new byte[] {'\n'});
+        Answer answer = new Answer();
+        int h = answer.readUntil(head, 0);
+        int statusEnd = answer.readUntil(new byte[] {'\n'}, h + head.length);
+        String status = new String(answer.bytes, h + head.length, statusEnd - h - head.length, StandardCharsets.US_ASCII);
+        if (!status.matches("\\d{1,3}")) {
+            throw new IOException("unexpected answer from the remote shell: status " + status);
         }
-        int status = Integer.parseInt(header[1]);
-        byte[] stdout = exactly(Integer.parseInt(header[2]));
-        byte[] stderr = exactly(Integer.parseInt(header[3]));
-        return new ExecResult(status, stdout, stderr);
+        int t = answer.readUntil(tail, statusEnd + 1);
+        if (answer.length != t + tail.length) {
+            throw new IOException("unexpected answer from the remote shell: more than one answer");
+        }
+        return new ExecResult(Integer.parseInt(status), Arrays.copyOfRange(answer.bytes, 0, h),
+                Arrays.copyOfRange(answer.bytes, statusEnd + 1, t));
+    }
+
+    /**
+     * One command's answer as it arrives. It reads only what has arrived: nothing follows an answer
+     * until the next command is sent, so it never reads into another.
+     */
+    private final class Answer {
+        byte[] bytes = new byte[256];
+        int length;
+
+        /** Reads on until {@code marker} has arrived at or after {@code from}; returns where it starts. */
+        int readUntil(byte[] marker, int from) throws IOException {
+            int searched = from;
+            while (true) {
+                int at = indexOf(bytes, length, marker, searched);
+                if (at >= 0) {
+                    return at;
+                }
+                searched = Math.max(from, length - marker.length + 1);
+                int ready = Math.max(1, answers.available());
+                if (length + ready > bytes.length) {
+                    bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + ready));
+                }
+                int n = answers.read(bytes, length, ready);
+                if (n < 0) {
+                    throw new EOFException("the remote shell ended");
+                }
+                length += n;
+            }
+        }
+    }
+
+    private static int indexOf(byte[] in, int length, byte[] what, int from) {
+        outer:
+        for (int i = Math.max(0, from); i <= length - what.length; i++) {
+            for (int j = 0; j < what.length; j++) {
+                if (in[i + j] != what[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
     }
 
     boolean isOpen() {
@@ -225,11 +307,4 @@ final class RemoteShell implements AutoCloseable {
         }
     }
 
-    private byte[] exactly(int length) throws IOException {
-        byte[] bytes = answers.readNBytes(length);
-        if (bytes.length != length) {
-            throw new EOFException("the remote shell ended");
-        }
-        return bytes;
-    }
 }

@@ -21,7 +21,7 @@ import java.util.Map;
  * of its own, as it would alone (no variable or {@code exit} of one reaches another), its
  * standard output and error and exit status framed by a boundary line that holds a random token,
  * so that no output can end another. The shell adds no program of its own per command (the
- * subshell is a fork; its error output is copied back with builtins).
+ * subshell and the substitution that keeps its error output are forks).
  */
 final class ProbeBatch {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -46,28 +46,56 @@ final class ProbeBatch {
      * empty when the exchange itself failed or its answer cannot be read.
      */
     static List<ExecResult> runLines(Connection connection, List<String> lines) {
-        byte[] token = new byte[16];
-        RANDOM.nextBytes(token);
-        String boundary = "PROVISION-PROBE-" + HexFormat.of().formatHex(token);
-        // the batch's own variables have names no command line of the engine uses
-        StringBuilder script = new StringBuilder("pv_d=$(mktemp -d) || exit 1; trap 'rm -rf \"$pv_d\"' EXIT\n");
-        for (String line : lines) {
-            // on lines of their own: a command line may end in a comment or a here-document
-            script.append("(\n").append(line).append("\n) 2>\"$pv_d/e\" </dev/null; pv_r=$?\n")
-                    .append("printf '\\n%s %s\\n' ").append(boundary).append(" \"$pv_r\"\n")
-                    .append("while IFS= read -r pv_l || [ -n \"$pv_l\" ]; do printf '%s\\n' \"$pv_l\"; done <\"$pv_d/e\"\n")
-                    .append("printf '%s\\n' ").append(boundary).append('\n');
-        }
+        String boundary = boundary();
+        StringBuilder script = new StringBuilder();
+        lines.forEach(line -> append(script, line, false, boundary));
         ExecResult r;
         try {
             r = connection.exec(ExecRequest.shell(script.toString()));
         } catch (ConnectionException e) {
             return List.of();
         }
-        if (r.exitCode() != 0) {
-            return List.of();
-        }
         return parse(r.stdout(), boundary, lines.size());
+    }
+
+    /**
+     * Runs {@code request} (a write, with its input) and then, in the same exchange, {@code lines}
+     * (what the next tasks will read, read after the write as they would be in their turn).
+     *
+     * @return what {@code request} said, then what each line said; only the request's answer (or
+     * none: then its exchange's own) where the lines' answers cannot be read
+     */
+    static List<ExecResult> runAfter(Connection connection, ExecRequest request, List<String> lines) throws ConnectionException {
+        String boundary = boundary();
+        StringBuilder script = new StringBuilder();
+        append(script, request.commandLine(), true, boundary);
+        lines.forEach(line -> append(script, line, false, boundary));
+        ExecResult r = connection.exec(request.withCommandLine(script.toString()));
+        List<ExecResult> all = parse(r.stdout(), boundary, lines.size() + 1);
+        if (!all.isEmpty()) {
+            return all;
+        }
+        List<ExecResult> first = parse(r.stdout(), boundary, 1);
+        return first.isEmpty() ? List.of(r) : first;
+    }
+
+    private static String boundary() {
+        byte[] token = new byte[16];
+        RANDOM.nextBytes(token);
+        return "PROVISION-PROBE-" + HexFormat.of().formatHex(token);
+    }
+
+    /**
+     * One command line, in a subshell of its own: its output goes out as it comes, its error output
+     * is kept by a command substitution (a fork, no program, no temp file) and sent after the status.
+     * The line stands on lines of its own: it may end in a comment or a here-document. The batch's
+     * variables have names no command line of the engine uses.
+     */
+    private static void append(StringBuilder script, String line, boolean withInput, String boundary) {
+        script.append("{ pv_e=$( { (\n").append(line).append("\n) ").append(withInput ? "" : "</dev/null ")
+                .append("3>&-; } 2>&1 1>&3 3>&-; printf '/%s' \"$?\" ); } 3>&1\n")
+                .append("pv_r=${pv_e##*/}; pv_e=${pv_e%/*}\n")
+                .append("printf '\\n%s %s\\n%s%s\\n' ").append(boundary).append(" \"$pv_r\" \"$pv_e\" ").append(boundary).append('\n');
     }
 
     /** Per command: its output, then "\n" + boundary + " " + status, its error output, boundary. */

@@ -41,6 +41,20 @@ final class ReadAhead {
     static final int MAX_ITEMS = 64;
     /** The most exchanges one reading ahead takes (each a level of reads: a path, then what it names). */
     static final int ROUNDS = 2;
+    /**
+     * How many tasks a write reads for ({@link #readingAfter}): on a converging host the next task
+     * mostly writes too, and what was read for the ones after it would be dropped.
+     */
+    static final int AFTER_A_WRITE = 1;
+
+    /** What the tasks after the one running read first, through a connection of {@code key}. */
+    @FunctionalInterface
+    interface Following {
+        List<String> reads(Key key);
+    }
+
+    /** The reads of the tasks after the one running; null where none are known (a handler, one task alone). */
+    private Following following;
 
     /** Whose answers they are: the host's connection (identity), as which user, with which variables. */
     record Key(Connection connection, List<String> environment) {
@@ -172,6 +186,20 @@ final class ReadAhead {
         return true;
     }
 
+    /** The task about to run is followed by tasks that read {@code following}; null: none known. */
+    void following(Following following) {
+        this.following = following;
+    }
+
+    /**
+     * {@code connection}, for the task's writes: each exchange also reads, after the write, what the
+     * next task will read first, and those answers serve it ({@link ProbeBatch#runAfter}). A task
+     * that writes and a task that then reads cost one round trip instead of two.
+     */
+    Connection readingAfter(Connection connection) {
+        return following == null ? connection : new ReadingAfter(connection, keyOf(connection), following);
+    }
+
     /** {@code connection}, with what was read ahead through it answered from here. */
     Connection serving(Connection connection) {
         return new Serving(connection, keyOf(connection), null);
@@ -262,6 +290,64 @@ final class ReadAhead {
         @Override
         public void upload(Command.UploadFile file) throws ConnectionException {
             writer().upload(file);
+        }
+
+        @Override
+        public boolean isController() {
+            return connection.isController();
+        }
+
+        @Override
+        public void close() {
+            // the run's connection outlives the task
+        }
+    }
+    /** See {@link #readingAfter}: the answers of its last exchange are the ones kept. */
+    private final class ReadingAfter implements Connection {
+        private final Connection connection;
+        private final Key key;
+        private final Following next;
+        private List<String> lines;
+
+        private ReadingAfter(Connection connection, Key key, Following next) {
+            this.connection = connection;
+            this.key = key;
+            this.next = next;
+        }
+
+        @Override
+        public String hostName() {
+            return connection.hostName();
+        }
+
+        @Override
+        public ExecResult exec(ExecRequest request) throws ConnectionException {
+            answers.clear(); // whatever was read before this exchange, it is about to change
+            ReadAhead.this.key = null;
+            if (request.stdinFile().isPresent()) {
+                return connection.exec(request); // a stream of its own
+            }
+            if (lines == null) {
+                lines = next.reads(key);
+            }
+            if (lines.isEmpty()) {
+                return connection.exec(request);
+            }
+            List<ExecResult> results = ProbeBatch.runAfter(connection, request, lines);
+            if (results.size() == lines.size() + 1) {
+                ReadAhead.this.key = key;
+                for (int i = 0; i < lines.size(); i++) {
+                    answers.put(lines.get(i), results.get(i + 1));
+                }
+            }
+            return results.get(0);
+        }
+
+        @Override
+        public void upload(Command.UploadFile file) throws ConnectionException {
+            answers.clear();
+            ReadAhead.this.key = null;
+            connection.upload(file);
         }
 
         @Override

@@ -87,7 +87,9 @@ final class RunAheadStrategy implements Strategy {
                 TaskResult r = progress.withFork(() -> {
                     try {
                         batch.runner.readAhead(tasks, steps, k0, h, ahead);
+                        ahead.following(key -> batch.runner.readsAfter(tasks, steps, k0 + 1, h, key));
                         TaskResult result = batch.runner.run(task, h, false, step, ahead);
+                        ahead.following(null);
                         ahead.ran();
                         return result;
                     } catch (RuntimeException e) {

@@ -111,11 +111,47 @@ final class TaskRunner {
     }
 
     private void planAhead(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead ahead) {
+        Planned planned = aheadOf(tasks, steps, from, host, ahead.window(), ahead);
+        ahead.planned(planned.end());
+        if (planned.tasks().size() < 2) {
+            return; // one task reads as soon alone
+        }
+        for (int round = 0; round < ReadAhead.ROUNDS; round++) {
+            java.util.Set<String> wanted = noteReads(planned, host, ahead);
+            if (wanted.isEmpty() || !ahead.read(planned.through(), wanted)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * What tasks {@code from} on will read first, for the write of the task before them to read in
+     * its exchange ({@link ReadAhead#readingAfter}): empty where they read through another connection
+     * than {@code key}'s or cannot be planned now.
+     */
+    List<String> readsAfter(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead.Key key) {
+        ReadAhead none = new ReadAhead(); // nothing read yet: every read is noted
+        Planned planned = aheadOf(tasks, steps, from, host, ReadAhead.AFTER_A_WRITE, none);
+        if (planned.through() == null || !ReadAhead.keyOf(planned.through()).equals(key)) {
+            return List.of();
+        }
+        return List.copyOf(noteReads(planned, host, none));
+    }
+
+    /** Tasks (items) planned ahead, the connection they read through, and the task the window ended before. */
+    private record Planned(List<Ahead> tasks, Connection through, int end) {
+    }
+
+    /**
+     * The tasks from {@code from} on, at most {@code window}, that can be planned ahead: up to the
+     * first that may set variables, and only those that run through the same connection as the first.
+     */
+    private Planned aheadOf(List<Task> tasks, List<TaskStep> steps, int from, HostState host, int window, ReadAhead ahead) {
         List<Ahead> planned = new ArrayList<>();
         Connection through = null;
         ReadAhead.Key key = null;
         int j = from;
-        for (; j < tasks.size() && j < from + ahead.window(); j++) {
+        for (; j < tasks.size() && j < from + window; j++) {
             Task task = tasks.get(j);
             TaskModule module = modules.module(task.module()).orElseThrow();
             if (module instanceof ConnectionWait || module instanceof MetaModule) {
@@ -150,34 +186,36 @@ final class TaskRunner {
             } catch (TemplateException | ParamException | LoopLookups.LookupException | UnreachableException | RuntimeException e) {
                 // this task reports its own problem in its turn
             }
-            if (task.register().isPresent() || module.setsVariables() || task.keywords().delegateFacts()) {
+            if (setsVariables(task, module)) {
                 j++;
                 break;
             }
         }
-        ahead.planned(j);
-        if (planned.size() < 2) {
-            return; // one task reads as soon alone
-        }
-        for (int round = 0; round < ReadAhead.ROUNDS; round++) {
-            java.util.Set<String> wanted = new java.util.LinkedHashSet<>();
-            for (Ahead a : planned) {
-                boolean check = checkMode(a.task());
-                ConnectionHostView view = new ConnectionHostView(host.name(), ahead.noting(through, wanted), host.facts(),
-                        check ? Optional.of(host.forecast) : Optional.empty(), new HostReads(), a.step().contents());
-                if (!a.module().probesAhead()) {
-                    view.refuseProbes();
-                }
-                try {
-                    a.module().plan(a.params(), new EngineTaskContext(view, play, a.task(), a.vars(), a.step()));
-                } catch (ModuleException | RuntimeException e) {
-                    // a read not made yet ended the plan (or the plan fails: it does so again in its turn)
-                }
+        return new Planned(planned, through, j);
+    }
+
+    /** Whether later tasks may see what {@code task} does through variables (so cannot be planned before it ran). */
+    private static boolean setsVariables(Task task, TaskModule module) {
+        return task.register().isPresent() || module.setsVariables() || task.keywords().delegateFacts();
+    }
+
+    /** Plans each task over a connection that answers what {@code ahead} read and notes the rest. */
+    private java.util.Set<String> noteReads(Planned planned, HostState host, ReadAhead ahead) {
+        java.util.Set<String> wanted = new java.util.LinkedHashSet<>();
+        for (Ahead a : planned.tasks()) {
+            boolean check = checkMode(a.task());
+            ConnectionHostView view = new ConnectionHostView(host.name(), ahead.noting(planned.through(), wanted), host.facts(),
+                    check ? Optional.of(host.forecast) : Optional.empty(), new HostReads(), a.step().contents());
+            if (!a.module().probesAhead()) {
+                view.refuseProbes();
             }
-            if (wanted.isEmpty() || !ahead.read(through, wanted)) {
-                return;
+            try {
+                a.module().plan(a.params(), new EngineTaskContext(view, play, a.task(), a.vars(), a.step()));
+            } catch (ModuleException | RuntimeException e) {
+                // a read not made yet ended the plan (or the plan fails: it does so again in its turn)
             }
         }
+        return wanted;
     }
 
     /** The items of {@code task}'s loop on {@code host}, its expression evaluated or its list rendered. */
@@ -419,8 +457,13 @@ final class TaskRunner {
         if (!plan.isEmpty() && !check) {
             reads.forget(); // the host is about to change
             reads.ahead().invalidate();
+            // the write also reads what the next task reads first, unless this task's outcome can change what that is
+            boolean alone = task.loop().isPresent() || task.until().isPresent() || handler || setsVariables(task, module)
+                    || task.timeoutSeconds().isPresent();
+            Connection applying = alone ? connection : reads.ahead().readingAfter(connection);
             try {
-                Optional<ExecResult> last = apply(connection, plan, reboot -> {
+                Optional<ExecResult> last = apply(applying, plan, reboot -> {
+                    reads.ahead().invalidate(); // what was read before the restart is gone with it
                     if (task.delegateTo().isPresent() && !task.delegateTo().get().equals(host.name())) {
                         throw new CommandRunner.CommandFailedException("a restart cannot be awaited through delegate_to; "
                                 + "run the task on the host that restarts");

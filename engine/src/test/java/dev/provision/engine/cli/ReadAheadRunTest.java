@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Reading ahead (the engine's {@code ReadAhead}) on real hosts: two local ones, each converging its
  * own directory. A host that runs through consecutive tasks reads what they need in one exchange;
- * a task that changes the host drops what was read, so the next task plans against the change.
+ * a task that changes the host drops what was read, so the next task plans against the change, and
+ * reads what it needs first in the exchange of that change.
  */
 class ReadAheadRunTest {
     @TempDir
@@ -82,6 +83,10 @@ class ReadAheadRunTest {
             assertTrue(conf.startsWith("one\ntwo\n# BEGIN ANSIBLE MANAGED BLOCK\nthree\n"), conf);
             assertEquals("other\n", Files.readString(tmp.resolve(host).resolve("link")));
             assertEquals(6, perHost(tmp.resolve("converge.json")).get(host)[1], out::toString);
+            // six writes, each also reading what the next task reads first: the first task reads alone,
+            // the link's second read (its source) too; read alone, then written, they take twelve
+            int converge = perHost(tmp.resolve("converge.json")).get(host)[0];
+            assertTrue(converge <= 8, "round trips of " + host + " converging: " + converge);
         }
 
         out.reset();

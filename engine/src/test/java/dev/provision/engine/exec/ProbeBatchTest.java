@@ -25,7 +25,7 @@ class ProbeBatchTest {
             assertEquals(new ProbeResult(0, "PROVISION-PROBE-fake 0\n$(touch /tmp/never) ; `x`", ""), answers.get(tricky),
                     "arguments are words, never shell; output that looks like a boundary is output");
             assertEquals(3, answers.get(errNoNewline).exitCode());
-            assertEquals("half\n", answers.get(errNoNewline).stderr(), "a last line without its newline still comes back");
+            assertEquals("half", answers.get(errNoNewline).stderr(), "the error output comes back as printed, a last line without its newline too");
         }
     }
 
@@ -49,6 +49,25 @@ class ProbeBatchTest {
             assertEquals("unset\n", answers.get(1).stdoutText(), "no variable of one line reaches the next");
             assertEquals("here ) document\n", answers.get(2).stdoutText());
             org.junit.jupiter.api.Assertions.assertArrayEquals(every, answers.get(3).stdout(), "bytes come back as they are");
+        }
+    }
+
+    @Test
+    void aWriteWithItsInputThenTheReadsAfterItInOneExchange(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String file = dir.resolve("written").toString();
+        String q = dev.provision.modules.text.ShellWords.quote(file);
+        dev.provision.engine.connection.ExecRequest write = dev.provision.engine.connection.ExecRequest
+                .shell("cat > " + q + " && echo wrote; echo 'a warning' >&2; exit 4")
+                .withStdin("new content\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (LocalConnection local = new LocalConnection("localhost")) {
+            List<dev.provision.engine.connection.ExecResult> r = ProbeBatch.runAfter(local, write,
+                    List.of("cat -- " + q, "cat; echo \"stdin was empty\""));
+            assertEquals(3, r.size());
+            assertEquals(4, r.get(0).exitCode(), "the write's own status");
+            assertEquals("wrote\n", r.get(0).stdoutText());
+            assertEquals("a warning\n", r.get(0).stderrText());
+            assertEquals("new content\n", r.get(1).stdoutText(), "read after the write: what it wrote");
+            assertEquals("stdin was empty\n", r.get(2).stdoutText(), "only the write reads the input");
         }
     }
 }

@@ -15,8 +15,9 @@ import java.util.Optional;
  * variable assignment; the fixed script body only ever uses {@code "$variables"}, so no path, owner
  * or mode can inject shell.
  *
- * <p>Put writes {@code .provision-PID} beside the target (created 0600 by the shell itself, refusing
- * any file or link already there: {@code set -C}; {@code mktemp} where one is), streams the content into
+ * <p>Put writes {@code .provision-PID} beside the target (created by the shell itself, refusing any
+ * file or link already there: {@code set -C}; {@code mktemp} where one is; 0600, or its final mode
+ * where that exposes nothing: {@link #createdMask}), streams the content into
  * it, checks that it received exactly the bytes that were sent (their SHA-256, which a short input
  * fails too: an input that ended early, because the controller died or the connection dropped, looks like a clean end of file
  * to {@code cat}), sets owner, group and mode, then renames it over the target ({@code mv -T}: atomic
@@ -41,7 +42,11 @@ final class FileTransfer {
             if [ ! -d "$dir" ]; then echo "directory $dir does not exist" >&2; exit 1; fi
             if [ -d "$target" ]; then echo "$target is a directory" >&2; exit 1; fi
             tmp=$dir/.provision-$$
-            ( umask 077; set -C; : >"$tmp" ) 2>/dev/null || tmp=$(mktemp "$dir/.provision-XXXXXX") || exit 1
+            if [ -n "$made" ]; then mask=$made; after=
+            elif [ -z "$mode" ] && [ ! -e "$target" ]; then mask=$(umask); after=
+            else mask=077; after=yes
+            fi
+            ( umask "$mask"; set -C; : >"$tmp" ) 2>/dev/null || { tmp=$(mktemp "$dir/.provision-XXXXXX") || exit 1; after=yes; }
             fail() { rm -f -- "$tmp"; exit 1; }
             trap fail HUP INT TERM PIPE
             %RECEIVE%            if [ -n "$owner" ] && [ -n "$group" ]; then chown -- "$owner:$group" "$tmp" || fail
@@ -50,7 +55,8 @@ final class FileTransfer {
               if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi
               if [ -n "$group" ]; then chgrp -- "$group" "$tmp" || fail; fi
             fi
-            if [ -n "$mode" ]; then chmod -- "$mode" "$tmp" || fail
+            if [ -z "$after" ]; then :
+            elif [ -n "$mode" ]; then chmod -- "$mode" "$tmp" || fail
             elif [ -e "$target" ]; then chmod --reference="$target" -- "$tmp" || fail
             else chmod -- "$(printf '%o' $(( 0666 & ~$(umask) )))" "$tmp" || fail
             fi
@@ -163,11 +169,30 @@ final class FileTransfer {
                 + "run_validator() { " + (validate.isEmpty() ? ":" : validatorLine(validate)) + "; }\n"
                 + assign("dir", parentOf(path))
                 + assign("mode", attributes.mode().orElse(""))
+                + assign("made", createdMask(attributes.mode().orElse("")))
                 + assign("owner", attributes.owner().orElse(""))
                 + assign("group", attributes.group().orElse(""))
                 + assign("size", Long.toString(size))
                 + assign("sha256", sha256)
                 + PUT_SCRIPT.replace("%RECEIVE%", receive);
+    }
+
+    /**
+     * The umask under which the temp file is created with {@code mode} itself, so that no
+     * {@code chmod} is needed; empty where it must be created 0600 and given its mode once written.
+     * Only a plain octal mode without execute or special bits, whose group and others have the same
+     * rights: the content is then no more readable while it is written than once it is in place,
+     * whoever the file's group turns out to be.
+     */
+    static String createdMask(String mode) {
+        if (!mode.matches("0?[0246]{3}")) {
+            return "";
+        }
+        String digits = mode.substring(mode.length() - 3);
+        if (digits.charAt(1) != digits.charAt(2)) {
+            return "";
+        }
+        return Integer.toOctalString(0777 & ~Integer.parseInt(digits, 8));
     }
 
     /**

@@ -351,6 +351,11 @@ abstract class ConnectionContract {
         assertEquals("640", run("stat -c %a " + path).strip());
         connection.put(path, new byte[] {2}, new Command.Attributes(Optional.of("0755"), Optional.empty(), Optional.empty()));
         assertEquals("755", run("stat -c %a " + path).strip());
+        // modes the temp file is created with (no chmod), over a file whose mode differs
+        for (String mode : List.of("0644", "600", "0444", "0666")) {
+            connection.put(path, new byte[] {3}, new Command.Attributes(Optional.of(mode), Optional.empty(), Optional.empty()));
+            assertEquals(Integer.toOctalString(Integer.parseInt(mode, 8)), run("stat -c %a " + path).strip(), mode);
+        }
     }
 
     @Test

@@ -326,10 +326,17 @@ public final class Inventory {
      * and {@code !term} excludes (in that order, whatever the order written). A name that matches
      * nothing contributes nothing; the result may be empty, which the caller reports.
      *
-     * @throws InvalidInputException an empty pattern or a malformed regular expression
+     * @throws InvalidInputException an empty pattern, a malformed regular expression, or a bracket
+     *     outside one (Ansible's subscripts, {@code gpu[0:3]}, are not supported); without a position,
+     *     which the caller gives: a play's {@code hosts:} or the command line
      */
     public List<Host> select(String pattern) throws InvalidInputException {
         return HostPatterns.select(this, pattern);
+    }
+
+    /** What {@link #select} would refuse in {@code pattern} whatever the inventory, for checks before one is read. */
+    public static void checkPattern(String pattern) throws InvalidInputException {
+        HostPatterns.terms(pattern);
     }
 
     /**

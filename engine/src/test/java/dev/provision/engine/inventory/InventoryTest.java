@@ -293,6 +293,8 @@ class InventoryTest {
         assertEquals(List.of("node01", "node02", "node03"), names(inventory.select("node0*")));
         assertEquals(List.of("node01", "node02", "node03"), names(inventory.select("rack?")));
         assertEquals(List.of("node02", "node03"), names(inventory.select("~node0[23]")));
+        assertEquals(List.of("node01", "node02", "node03", "nas1"), names(inventory.select("~node0[2:3]:storage")),
+                "':' inside brackets does not split");
         assertEquals(List.of("head"), names(inventory.select("head:nobody")));
         assertEquals(List.of(), names(inventory.select("nobody")));
     }
@@ -303,6 +305,20 @@ class InventoryTest {
         assertThrows(InvalidInputException.class, () -> inventory.select(" : "));
         InvalidInputException error = assertThrows(InvalidInputException.class, () -> inventory.select("~node[0"));
         assertTrue(error.problem().startsWith("bad regular expression in host pattern '~node[0'"), error.problem());
+    }
+
+    /** Ansible picks a group's hosts by position with a subscript; provision refuses one rather than match nothing. */
+    @Test
+    void refusesASubscriptOrABracketOutsideARegex() throws Exception {
+        Inventory inventory = load(CLUSTER);
+        for (String pattern : List.of("node[10:01]", "gpu[0]", "all:!gpu[1:]", "node[x]", "node[")) {
+            InvalidInputException error = assertThrows(InvalidInputException.class, () -> inventory.select(pattern));
+            assertTrue(error.problem().startsWith("host pattern '"), error.problem());
+            assertEquals(error.problem(), assertThrows(InvalidInputException.class, () -> Inventory.checkPattern(pattern))
+                    .problem(), "the same without an inventory");
+        }
+        assertTrue(assertThrows(InvalidInputException.class, () -> inventory.select("node[10:01]")).problem()
+                .contains("a subscript ('[10:01]': a group's hosts by their position) is not supported"));
     }
 
     @Test

@@ -309,10 +309,7 @@ public final class PlaybookLoader {
             if (!Files.isRegularFile(file)) {
                 throw doc.error(item, "vars file '" + name + "' not found; looked in " + dir.toAbsolutePath().normalize());
             }
-            YamlDocument vars = YamlDocument.read(file, "vars");
-            if (vars.root().isPresent()) {
-                merged.putAll(vars.mapping(vars.root().get(), "a vars file"));
-            }
+            merged.putAll(VarsFile.read(file, VarsFile.Keys.ANY));
         }
         return merged;
     }

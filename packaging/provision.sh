@@ -5,6 +5,18 @@
 # No JDK is needed on the machine.
 # PROVISION_JAVA_OPTS adds JVM options (-Xmx for thousands of hosts, -XX:TieredStopAtLevel=4 for C2).
 set -eu
+# Exit codes of this script, before Java starts: 5 (as a usage error) for a current directory this user
+# cannot use, 1 for a broken installation. The JVM itself fails on the first ("Error occurred during
+# initialization of VM", exit 1), and relative paths could not be read in it anyway. Entering the
+# directory is what is needed (-x), not listing it.
+cwd=$(pwd -P 2>/dev/null) || cwd=
+if [ -z "$cwd" ]; then
+  echo "provision: the current directory no longer exists: cd to another one and run provision again" >&2
+  exit 5
+elif [ ! -x . ]; then
+  echo "provision: cannot read the current directory $cwd (permission denied): cd to a directory you can read and run provision again" >&2
+  exit 5
+fi
 self=$(readlink -f "$0")
 prefix=$(cd "$(dirname "$self")/.." && pwd)
 lib="$prefix/lib/provision"

@@ -300,8 +300,10 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (flushCache) {
             FactCache.at(FactCache.defaultDirectory()).clear();
         }
-        inv.skippedFiles().stream().filter(skipped -> verbose.length > 0 || skipped.contains(Inventory.NOT_AN_INVENTORY))
-                .forEach(skipped -> err.println((skipped.contains(Inventory.NOT_AN_INVENTORY) ? "[WARNING]: " : "") + "inventory: skipped " + skipped));
+        if (!inv.skippedFiles().isEmpty()) {
+            // one line, whatever the number: a directory kept with keys and notes beside it is common
+            err.println("[WARNING]: inventory: skipped what is not an inventory: " + String.join(", ", inv.skippedFiles()));
+        }
         RunOptions options = new RunOptions(check, diff, tags, skipTags, forks,
                 ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length,
                 Duration.ofSeconds(taskTimeout));

@@ -1,7 +1,7 @@
 package dev.provision.engine.exec;
 
 import dev.provision.engine.playbook.Task;
-import dev.provision.engine.playbook.YamlDocument;
+import dev.provision.engine.playbook.VarsFile;
 import dev.provision.engine.source.InvalidInputException;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.Expressions;
@@ -85,8 +85,7 @@ final class EngineTaskContext implements TaskContext {
             Path candidate = dir.resolve(name).normalize();
             if (Files.isRegularFile(candidate)) {
                 try {
-                    YamlDocument doc = YamlDocument.read(candidate, "vars");
-                    return doc.root().isPresent() ? doc.mapping(doc.root().get(), "a vars file") : Map.of();
+                    return VarsFile.read(candidate, VarsFile.Keys.VARIABLE_NAMES);
                 } catch (InvalidInputException e) {
                     throw new ModuleException(e.getMessage(), e);
                 }

@@ -13,6 +13,7 @@ import dev.provision.engine.playbook.Task;
 import dev.provision.engine.playbook.TaskNode;
 import dev.provision.engine.report.RunListener;
 import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.source.SourcePosition;
 import dev.provision.engine.template.TemplateEngine;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -72,10 +73,22 @@ public final class Executor {
         this.options = requireNonNull(options, "options cannot be null");
     }
 
-    /** The hosts each play would run on, after {@code --limit}. */
+    /**
+     * The hosts each play would run on, after {@code --limit}.
+     *
+     * @throws InvalidInputException a malformed pattern: at the play's {@code hosts:}, or on the command line
+     */
     public static List<Host> selectHosts(Play play, Inventory inventory, RunOptions options, TemplateEngine templates)
             throws InvalidInputException {
-        List<Host> selected = inventory.select(hostPattern(play, options, templates));
+        List<Host> selected;
+        try {
+            selected = inventory.select(hostPattern(play, options, templates));
+        } catch (InvalidInputException e) {
+            if (!e.position().equals(SourcePosition.UNKNOWN)) {
+                throw e;
+            }
+            throw new InvalidInputException(play.hostsPosition(), e.problem(), e);
+        }
         if (options.limit().isPresent()) {
             Set<String> limited = new HashSet<>();
             inventory.select(options.limit().get()).forEach(h -> limited.add(h.name()));

@@ -31,11 +31,13 @@ public final class RunChecks {
 
     /**
      * Handlers named by {@code notify} exist (by name or {@code listen}), every expression and
-     * template string parses, {@code --start-at-task} names a task.
+     * template string parses, a play's host pattern is well formed (unless templated),
+     * {@code --start-at-task} names a task.
      */
     public static void playbook(Playbook playbook, RunOptions options, TemplateEngine templates) throws InvalidInputException {
         List<String> problems = new ArrayList<>();
         for (Play play : playbook.plays()) {
+            hostPattern(play, problems);
             handlers(play, problems);
             jinja(play.vars(), play.position(), problems);
             for (Task task : Executor.allTasks(play)) {
@@ -69,7 +71,10 @@ public final class RunChecks {
             selected += Executor.selectHosts(play, inventory, options, templates).size();
         }
         if (selected == 0 && problems.isEmpty()) {
-            StringBuilder why = new StringBuilder(SourcePosition.UNKNOWN + ": no host matches");
+            // the playbook's patterns, unless --limit narrowed them or -i named no host at all
+            SourcePosition blamed = options.limit().isPresent() || names.isEmpty() || playbook.plays().isEmpty()
+                    ? SourcePosition.UNKNOWN : playbook.plays().getFirst().hostsPosition();
+            StringBuilder why = new StringBuilder(blamed + ": no host matches");
             List<String> patterns = new ArrayList<>();
             playbook.plays().forEach(p -> patterns.add("hosts: " + p.hosts()));
             why.append(' ').append(String.join(", ", new LinkedHashSet<>(patterns)));
@@ -107,6 +112,17 @@ public final class RunChecks {
 
     private static String closest(String typed, Set<String> candidates) {
         return Suggestions.closest(typed, candidates).map(s -> " (did you mean '" + s + "'?)").orElse("");
+    }
+
+    private static void hostPattern(Play play, List<String> problems) {
+        if (play.hosts().contains("${")) {
+            return; // checked once rendered, when the hosts are selected
+        }
+        try {
+            Inventory.checkPattern(play.hosts());
+        } catch (InvalidInputException e) {
+            problems.add(play.hostsPosition() + ": " + e.problem());
+        }
     }
 
     private static void handlers(Play play, List<String> problems) {

@@ -6,9 +6,10 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * What may name an inventory host, and what may be the address or the user of one. These end up
- * as arguments of ssh, in file names of the fact cache and in rendered config files, so a name such
- * as {@code -oProxyCommand=...} or {@code h;touch x} must never get that far.
+ * What may name an inventory host, and what may be the address, the user or the sudo password of one.
+ * Names end up as arguments of ssh, in file names of the fact cache and in rendered config files, so
+ * a name such as {@code -oProxyCommand=...} or {@code h;touch x} must never get that far; a password
+ * is sudo's one line.
  *
  * <p>A host name is a DNS name (Ansible's rule: dot-separated labels of letters, digits, {@code _}
  * and {@code -}, each starting with a letter, digit or {@code _} and ending with a letter or a
@@ -28,6 +29,8 @@ final class HostNames {
     /** The variables whose values become ssh's destination or login name. */
     static final Set<String> ADDRESS_VARS = Set.of("ansible_host");
     static final Set<String> USER_VARS = Set.of("ansible_user", "ansible_ssh_user");
+    /** The variables sudo reads its password from, as one line. */
+    static final Set<String> PASSWORD_VARS = Set.of("ansible_become_password", "ansible_become_pass");
 
     static final String RULE = "a host name is a DNS name, an IP address, or an alias (letters, digits, . _ - @ +)"
             + " with ansible_host";
@@ -71,12 +74,20 @@ final class HostNames {
     }
 
     /**
-     * Checks a variable that ssh would take as its destination or login name; other variables pass.
+     * Checks a variable that ssh would take as its destination or login name, or sudo as its
+     * password; other variables pass.
      *
      * @param value as read; {@code null} (unset) passes
-     * @throws IllegalArgumentException with a one-line reason
+     * @throws IllegalArgumentException with a one-line reason (never quoting a password)
      */
     static void checkVariable(String name, Object value) {
+        if (PASSWORD_VARS.contains(name)) {
+            if (value instanceof String password && (password.indexOf('\n') >= 0 || password.indexOf('\r') >= 0)) {
+                // sudo would take the second line for something else
+                throw new IllegalArgumentException(name + " holds a line break; sudo reads the password as one line");
+            }
+            return;
+        }
         boolean address = ADDRESS_VARS.contains(name);
         if (value == null || !(address || USER_VARS.contains(name))) {
             return;

@@ -25,9 +25,10 @@ import java.util.Set;
  * Each source given to {@link #load} is one of: an inventory file, YAML or INI (told apart by its
  * content, not its name; see {@link YamlInventory} and {@link IniInventory}); a directory, whose
  * files, in its subdirectories too, are inventory files, in name order, except what Ansible skips
- * there (hidden files, {@code group_vars/}, {@code host_vars/}, and the extensions {@code .ini},
+ * there (hidden files, {@code group_vars/}, {@code host_vars/}, the extensions {@code .ini},
  * {@code .cfg}, {@code .orig}, {@code .retry}, {@code .md}, {@code .txt}, {@code .rst}, {@code .bak},
- * {@code .swp}, {@code .pyc}, {@code .pyo}, {@code .rpm}, {@code ~}: see {@link #skippedFiles()}); or a
+ * {@code .swp}, {@code .pyc}, {@code .pyo}, {@code .rpm}, {@code ~}) and what is plainly no inventory
+ * (keys, files that do not parse): see {@link InventoryDirectory} and {@link #skippedFiles()}; or a
  * comma list of host names ({@code node1,node2} or {@code node1,}; {@code host:port} sets
  * {@code ansible_port}), recognised as a string that holds a comma and is not an existing path. No
  * source at all means an inventory of just {@code localhost}. A directory that names no host is an
@@ -110,7 +111,7 @@ public final class Inventory {
         for (String source : sources) {
             Path path = Path.of(source);
             if (Files.isDirectory(path)) {
-                readDirectory(path, builder, skipped);
+                skipped.addAll(InventoryDirectory.read(path, builder));
                 varsDirs.add(path);
             } else if (Files.isRegularFile(path)) {
                 InventoryFiles.read(path, builder);
@@ -127,44 +128,6 @@ public final class Inventory {
         VarsLayers inventoryLayer = VarsLayers.read(varsDirs);
         VarsLayers playbookLayer = VarsLayers.read(List.of(playbookDirectory));
         return build(builder, List.of(inventoryLayer, playbookLayer), skipped);
-    }
-
-    /** Names a user gives inventory files; such a file with a mistake is an error, never skipped. */
-    private static final java.util.regex.Pattern MEANT_AS_INVENTORY = java.util.regex.Pattern.compile(
-            "(?i).*\\.(ya?ml|json)|hosts|inventory|hosts\\..*|inventory\\..*");
-
-    /** How a skipped file that looked like an inventory is named; such lines are warnings, shown without -v. */
-    public static final String NOT_AN_INVENTORY = "not read as an inventory";
-
-    private static void readDirectory(Path dir, InventoryBuilder builder, List<String> skipped)
-            throws InvalidInputException {
-        int before = builder.hostMentions();
-        List<String> skippedHere = new ArrayList<>();
-        List<Path> files = InventoryFiles.inDirectory(dir, skippedHere);
-        for (Path file : files) {
-            // As Ansible, a file of a directory source that is not an inventory (a key, a README without
-            // an extension, a script's data) is skipped with a warning; what it added before failing is
-            // taken back, so it adds no host. Its content is never quoted: it may be a key.
-            InventoryBuilder snapshot = builder.copy();
-            try {
-                InventoryFiles.read(file, builder);
-            } catch (InvalidInputException e) {
-                if (MEANT_AS_INVENTORY.matcher(file.getFileName().toString()).matches()) {
-                    throw e; // a .yml or a 'hosts' file with a mistake is the user's inventory: its error, not a skip
-                }
-                builder.restore(snapshot);
-                skippedHere.add(file + " (" + NOT_AN_INVENTORY + ": it does not parse as YAML or INI at line "
-                        + e.position().line() + ")");
-            }
-        }
-        skipped.addAll(skippedHere);
-        if (builder.hostMentions() == before) {
-            // Ansible warns and goes on with no hosts; a run that targets nothing must not look fine
-            String read = files.isEmpty() ? "it holds no inventory file" : "read " + files.size() + " file(s)";
-            String left = skippedHere.isEmpty() ? "" : "; skipped " + String.join(", ", skippedHere);
-            throw new InvalidInputException(new SourcePosition(dir.toString(), 0, 0),
-                    "inventory directory names no host (" + read + left + ")");
-        }
     }
 
     /** {@code group_vars/} and {@code host_vars/} of one layer (several directories, later wins). */
@@ -363,16 +326,24 @@ public final class Inventory {
      * and {@code !term} excludes (in that order, whatever the order written). A name that matches
      * nothing contributes nothing; the result may be empty, which the caller reports.
      *
-     * @throws InvalidInputException an empty pattern or a malformed regular expression
+     * @throws InvalidInputException an empty pattern, a malformed regular expression, or a bracket
+     *     outside one (Ansible's subscripts, {@code gpu[0:3]}, are not supported); without a position,
+     *     which the caller gives: a play's {@code hosts:} or the command line
      */
     public List<Host> select(String pattern) throws InvalidInputException {
         return HostPatterns.select(this, pattern);
     }
 
+    /** What {@link #select} would refuse in {@code pattern} whatever the inventory, for checks before one is read. */
+    public static void checkPattern(String pattern) throws InvalidInputException {
+        HostPatterns.terms(pattern);
+    }
+
     /**
-     * The entries of directory sources left out as Ansible leaves them out ({@code .ini}, {@code .cfg},
-     * {@code .md}, {@code .txt}, ... files), one line each: the path and why. Hidden files,
-     * {@code group_vars/} and {@code host_vars/} are not listed.
+     * The entries of directory sources left out ({@code .ini}, {@code .md}, ... files, keys, files
+     * that do not parse, a subdirectory with none of its files an inventory), one line each: the path
+     * and why, never the content. Hidden files, {@code group_vars/} and {@code host_vars/} are not
+     * listed.
      */
     public List<String> skippedFiles() {
         return skippedFiles;

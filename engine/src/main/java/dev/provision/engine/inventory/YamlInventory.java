@@ -45,7 +45,7 @@ final class YamlInventory {
 
     /**
      * Converts a vars mapping, refusing an {@code ansible_host} or {@code ansible_user} that is not
-     * safe for ssh ({@link HostNames#checkVariable}) at its position.
+     * safe for ssh, or a sudo password of two lines ({@link HostNames#checkVariable}), at its position.
      */
     static Map<String, Object> vars(YamlDocument doc, Node node, String what) throws InvalidInputException {
         Map<String, Object> vars = doc.mapping(node, what);

@@ -13,6 +13,7 @@ import java.util.Set;
  * {@link #preTasks} in run order) and their handlers in {@link #handlers}.
  *
  * @param hosts the host pattern as written ({@code gpu:&rack1:!node07})
+ * @param hostsPosition where {@code hosts:} is written: a pattern's mistake is blamed there
  * @param vars play vars ({@code vars:}), values may hold {@code ${...}}
  * @param varsFiles files named by {@code vars_files:}, already read and merged in order
  * @param serial batch sizes: integers or percentages such as {@code "30%"}; empty = all hosts at once
@@ -34,7 +35,8 @@ public record Play(
         List<TaskNode> tasks,
         List<TaskNode> postTasks,
         List<Task> handlers,
-        SourcePosition position) {
+        SourcePosition position,
+        SourcePosition hostsPosition) {
 
     public Play {
         requireNonNull(name, "name cannot be null");
@@ -51,6 +53,7 @@ public record Play(
         postTasks = List.copyOf(postTasks);
         handlers = List.copyOf(handlers);
         requireNonNull(position, "position cannot be null");
+        requireNonNull(hostsPosition, "hostsPosition cannot be null");
     }
 
     /** This play with {@code over} set above its own vars (an {@code import_playbook}'s {@code vars:}, as Ansible does). */
@@ -58,6 +61,6 @@ public record Play(
         Map<String, Object> merged = new java.util.LinkedHashMap<>(vars);
         merged.putAll(over);
         return new Play(name, hosts, merged, varsFiles, gatherFacts, serial, maxFailPercentage, anyErrorsFatal, become, becomeUser,
-                tags, preTasks, tasks, postTasks, handlers, position);
+                tags, preTasks, tasks, postTasks, handlers, position, hostsPosition);
     }
 }

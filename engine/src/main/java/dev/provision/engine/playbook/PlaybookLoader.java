@@ -3,6 +3,7 @@ package dev.provision.engine.playbook;
 import static java.util.Objects.requireNonNull;
 
 import dev.provision.engine.source.InvalidInputException;
+import dev.provision.engine.source.SourcePosition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -181,6 +182,7 @@ public final class PlaybookLoader {
     private Play play(YamlDocument doc, MappingNode mapping, List<YamlDocument.Entry> entries) throws InvalidInputException {
         String name = "";
         String hosts = null;
+        SourcePosition hostsPosition = null;
         Map<String, Object> vars = new LinkedHashMap<>();
         Map<String, Object> varsFiles = new LinkedHashMap<>();
         boolean gatherFacts = true;
@@ -200,7 +202,10 @@ public final class PlaybookLoader {
             Node v = e.value();
             switch (e.key()) {
                 case "name" -> name = Values.string(doc, v, "name");
-                case "hosts" -> hosts = hosts(doc, v);
+                case "hosts" -> {
+                    hosts = hosts(doc, v);
+                    hostsPosition = doc.position(v);
+                }
                 case "vars" -> vars.putAll(doc.mapping(v, "'vars'"));
                 case "vars_files" -> varsFiles.putAll(varsFiles(doc, v));
                 case "gather_facts" -> gatherFacts = Values.bool(doc, v, "gather_facts");
@@ -246,7 +251,7 @@ public final class PlaybookLoader {
         allHandlers.addAll(importedHandlers);
         allHandlers.addAll(tasks.handlers(source, handlers, playLevel));
         return new Play(name, hosts, vars, varsFiles, gatherFacts, serial, maxFail, anyErrorsFatal, become, becomeUser,
-                tags, pre, allTasks, post, allHandlers, doc.position(mapping));
+                tags, pre, allTasks, post, allHandlers, doc.position(mapping), hostsPosition);
     }
 
     private InvalidInputException unknownPlayKeyword(YamlDocument doc, YamlDocument.Entry e) {
@@ -304,10 +309,7 @@ public final class PlaybookLoader {
             if (!Files.isRegularFile(file)) {
                 throw doc.error(item, "vars file '" + name + "' not found; looked in " + dir.toAbsolutePath().normalize());
             }
-            YamlDocument vars = YamlDocument.read(file, "vars");
-            if (vars.root().isPresent()) {
-                merged.putAll(vars.mapping(vars.root().get(), "a vars file"));
-            }
+            merged.putAll(VarsFile.read(file, VarsFile.Keys.ANY));
         }
         return merged;
     }

@@ -46,7 +46,8 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * {@code "0644"}, because in this domain it is a file mode far more often than an octal number.
  * Mappings convert to {@link LinkedHashMap} (keys are strings), sequences to {@link ArrayList}.
  *
- * <p>Every problem is an {@link InvalidInputException} whose message is one line. Instances are
+ * <p>Every problem is an {@link InvalidInputException} whose message is one line; a document read
+ * {@link #readWithoutQuoting without quoting} never puts a piece of the file in it. Instances are
  * immutable; not thread-safe to share while converting (they hold no state, but snakeyaml nodes are
  * mutable objects).
  */
@@ -56,15 +57,25 @@ public final class YamlDocument {
     /** A real file reads in milliseconds; see {@link TimedReader} for what takes longer. */
     private static final Duration MAX_READING = Duration.ofSeconds(10);
     private static final Pattern LEADING_ZERO_INT = Pattern.compile("[-+]?0[0-9_]+");
+    /**
+     * A word snakeyaml quotes from the file in its problem (an alias, a tag, an escape, what it found
+     * instead of what it expected); one without a letter or a digit (a tab, a '?') tells nothing of
+     * the file and helps find the mistake, and {@code '<scalar>'} is a token's name.
+     */
+    private static final Pattern FILE_WORD = Pattern.compile("(?<=undefined alias |undefined tag handle |unknown escape"
+            + " character |but found |but found: |not allowed: |found character '|Do not use )"
+            + "(?!'?<[\\w ]+>|\\\\t\\(TAB\\))'?[^\\s']*[\\p{L}\\p{N}][^\\s']*'?");
 
     private final String displayName;
     private final Path file;
     private final Optional<Node> root;
+    private final boolean quotesContent;
 
-    private YamlDocument(Path file, Optional<Node> root) {
+    private YamlDocument(Path file, Optional<Node> root, boolean quotesContent) {
         this.file = file;
         this.displayName = file.toString();
         this.root = root;
+        this.quotesContent = quotesContent;
     }
 
     /**
@@ -77,11 +88,26 @@ public final class YamlDocument {
     public static YamlDocument read(Path file, String what) throws InvalidInputException {
         requireNonNull(file, "file cannot be null");
         requireNonNull(what, "what cannot be null");
-        return parse(file, TextFiles.read(file, what));
+        return parse(file, TextFiles.read(file, what), true);
+    }
+
+    /**
+     * As {@link #read}, for a file that may be anything a path names ({@code include_vars: /etc/shadow}):
+     * its errors say where and what was expected, never what is there: no key, value, alias, tag or
+     * line of the file.
+     */
+    public static YamlDocument readWithoutQuoting(Path file, String what) throws InvalidInputException {
+        requireNonNull(file, "file cannot be null");
+        requireNonNull(what, "what cannot be null");
+        return parse(file, TextFiles.read(file, what), false);
     }
 
     /** Parses text as if it had been read from {@code file} (positions name {@code file}). */
     public static YamlDocument parse(Path file, String text) throws InvalidInputException {
+        return parse(file, text, true);
+    }
+
+    private static YamlDocument parse(Path file, String text, boolean quotesContent) throws InvalidInputException {
         requireNonNull(file, "file cannot be null");
         requireNonNull(text, "text cannot be null");
         LoaderOptions options = new LoaderOptions();
@@ -103,7 +129,9 @@ public final class YamlDocument {
             SourcePosition at = mark == null ? parser.position(file) : positionOf(file, mark);
             String problem = e.getProblem() != null ? e.getProblem() : String.valueOf(e.getContext());
             String context = e.getContext() != null && e.getProblem() != null ? " (" + e.getContext() + ")" : "";
-            throw new InvalidInputException(at, "invalid YAML: " + oneLine(problem + context)
+            // the problem and its context only: snakeyaml's full message adds the line itself
+            String said = oneLine(problem + context);
+            throw new InvalidInputException(at, "invalid YAML: " + (quotesContent ? said : FILE_WORD.matcher(said).replaceAll("…"))
                     + "; check the indentation and quoting here", e);
         } catch (YAMLException e) {
             // The limits (size, nesting) carry no position: the last event read is where the parser was.
@@ -113,7 +141,7 @@ public final class YamlDocument {
                     + MAX_READING.toSeconds() + " s; a word or a line of hundreds of thousands of characters is "
                     + "slow to read: split it, or give the data in a file of its own", e);
         }
-        YamlDocument doc = new YamlDocument(file, Optional.ofNullable(node).filter(n -> !isNull(n)));
+        YamlDocument doc = new YamlDocument(file, Optional.ofNullable(node).filter(n -> !isNull(n)), quotesContent);
         if (doc.root.isPresent()) {
             new Expansion(doc, MAX_DEPTH).check(doc.root.get());
         }
@@ -225,7 +253,7 @@ public final class YamlDocument {
             String key = scalar.getValue();
             Entry previous = own.get(key);
             if (previous != null) {
-                throw error(keyNode, "duplicate key '" + key + "' (first written at line "
+                throw error(keyNode, "duplicate key " + (quotesContent ? "'" + key + "' " : "") + "(first written at line "
                         + position(previous.keyNode()).line() + "); remove one of them");
             }
             own.put(key, new Entry(key, keyNode, tuple.getValueNode()));
@@ -247,12 +275,12 @@ public final class YamlDocument {
             case SequenceNode s -> {
                 for (Node item : s.getValue()) {
                     if (!(item instanceof MappingNode m)) {
-                        throw error(item, "'<<' merges mappings only, not " + describe(item));
+                        throw error(item, "'<<' merges mappings only, not " + shown(item));
                     }
                     into.addAll(entries(m));
                 }
             }
-            default -> throw error(value, "'<<' merges mappings only, not " + describe(value));
+            default -> throw error(value, "'<<' merges mappings only, not " + shown(value));
         }
     }
 
@@ -267,7 +295,7 @@ public final class YamlDocument {
             return new LinkedHashMap<>();
         }
         if (!(node instanceof MappingNode m)) {
-            throw error(node, what + " must be a mapping (key: value lines), not " + describe(node));
+            throw error(node, what + " must be a mapping (key: value lines), not " + shown(node));
         }
         Map<String, Object> result = new LinkedHashMap<>();
         for (Entry e : entries(m)) {
@@ -310,7 +338,8 @@ public final class YamlDocument {
         String text = node.getValue();
         if (!tag.getValue().startsWith(Tag.PREFIX)) {
             String hint = tag.getValue().equals("!vault") ? " (Ansible Vault is not supported yet)" : "";
-            throw error(node, "YAML tag '" + tag.getValue() + "' is not supported" + hint + "; remove it");
+            throw error(node, "YAML tag " + (quotesContent ? "'" + tag.getValue() + "' " : "") + "is not supported" + hint
+                    + "; remove it");
         }
         if (tag.equals(Tag.NULL)) {
             return null;
@@ -390,6 +419,12 @@ public final class YamlDocument {
             case ScalarNode s -> "a string ('" + abbreviate(s.getValue()) + "')";
             default -> "a " + node.getNodeId();
         };
+    }
+
+    /** {@link #describe}, without the value in a document read without quoting. */
+    private String shown(Node node) {
+        String described = describe(node);
+        return quotesContent ? described : described.replaceFirst(" \\(.*\\)$", "");
     }
 
     private static String abbreviate(String s) {

@@ -54,14 +54,16 @@ class ProvisionCommandTest {
     }
 
     @Test
-    void saysAtVerboseWhichFilesOfAnInventoryDirectoryItSkipped() throws Exception {
+    void saysInOneWarningWhichFilesOfAnInventoryDirectoryItSkipped() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("inventory"));
         Files.writeString(dir.resolve("hosts"), "[local]\nlocalhost\n");
         Files.writeString(dir.resolve("old.ini"), "[old]\nnode9\n");
-        int code = run("-v", "--list-hosts", "-i", dir.toString(), playbook().toString());
+        Files.writeString(dir.resolve("README.md"), "# the lab\n");
+        int code = run("--list-hosts", "-i", dir.toString(), playbook().toString());
         assertEquals(0, code, out + "\n" + err);
-        assertEquals("inventory: skipped " + dir.resolve("old.ini") + " (Ansible ignores '.ini' files in an inventory"
-                + " directory; give the file itself with -i to read it)\n", err.toString(StandardCharsets.UTF_8));
+        assertEquals("[WARNING]: inventory: skipped what is not an inventory: " + dir.resolve("README.md") + " (Ansible ignores"
+                + " '.md' files in an inventory directory), " + dir.resolve("old.ini") + " (Ansible ignores '.ini' files in an"
+                + " inventory directory; give it with its own -i to read it)\n", err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -86,7 +86,8 @@ class RefusedBeforeContactTest {
     @Test
     void playPatternMatchingNothingIsRefusedWhenItIsTheOnlyPlay() throws Exception {
         assertRefused(run(GPU_PLAY.replace("hosts: gpu", "hosts: gpus")),
-                "ERROR: <command line>: no host matches hosts: gpus; the inventory's groups: all, gpu, storage, ungrouped");
+                "ERROR: " + tmp.resolve("site.yml") + ":1:10: no host matches hosts: gpus; the inventory's groups: all, gpu,"
+                        + " storage, ungrouped");
     }
 
     @Test

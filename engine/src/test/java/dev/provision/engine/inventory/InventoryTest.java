@@ -173,9 +173,9 @@ class InventoryTest {
         assertEquals(List.of("node1", "node2"), names(inventory.hosts()));
         assertEquals(550, inventory.host("node1").orElseThrow().vars().get("driver"));
         assertEquals(List.of("node1"), inventory.groups().get("rack1"));
-        assertEquals(List.of(dir.resolve("inv/notes.txt") + " (Ansible ignores '.txt' files in an inventory directory;"
-                + " give the file itself with -i to read it)", dir.resolve("inv/old.ini") + " (Ansible ignores '.ini'"
-                + " files in an inventory directory; give the file itself with -i to read it)"), inventory.skippedFiles());
+        assertEquals(List.of(dir.resolve("inv/notes.txt") + " (Ansible ignores '.txt' files in an inventory directory)",
+                dir.resolve("inv/old.ini") + " (Ansible ignores '.ini' files in an inventory directory; give it with its own"
+                        + " -i to read it)"), inventory.skippedFiles());
     }
 
     /** A layout seen in the field: the cluster key pair kept under the inventory directory (cluster_key_dir). */
@@ -186,13 +186,41 @@ class InventoryTest {
                 + "-----END OPENSSH PRIVATE KEY-----\n");
         write("inv/cluster-ssh/id_ed25519.pub", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAISECRETISH provision-cluster\n");
         write("inv/README", "# How this inventory is laid out\nThe GPU nodes: see hosts.yml.\n");
+        write("inv/hosts.j2", "[gpu]\n{% for n in nodes %}\n{{ n }}\n{% endfor %}\n");
+        write("inv/tls/ca.crt", "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n");
+        write("inv/tls/node1.key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\n");
         Inventory inventory = Inventory.load(List.of(dir.resolve("inv").toString()), dir);
-        assertEquals(List.of("node1"), names(inventory.hosts()), "no host made of a key or a README");
-        assertEquals(3, inventory.skippedFiles().size(), inventory.skippedFiles().toString());
-        for (String skipped : inventory.skippedFiles()) {
-            assertTrue(skipped.contains(Inventory.NOT_AN_INVENTORY) && !skipped.contains("AAAA") && !skipped.contains("BEGIN")
-                    && !skipped.contains("b3Blbn"), skipped);
-        }
+        assertEquals(List.of("node1"), names(inventory.hosts()), "no host made of a key, a template or a README");
+        assertEquals(List.of(
+                dir.resolve("inv/README") + " (not YAML or INI: it does not parse at line 2)",
+                dir.resolve("inv/cluster-ssh") + "/ (no inventory in it: id_ed25519: a private key, id_ed25519.pub: a public key)",
+                dir.resolve("inv/hosts.j2") + " (not YAML or INI: it does not parse at line 2)",
+                dir.resolve("inv/tls") + "/ (no inventory in it: ca.crt: a PEM file (a certificate or a key),"
+                        + " node1.key: a private key)"), inventory.skippedFiles());
+    }
+
+    @Test
+    void aSubdirectoryWithAnInventoryFileNamesItsOtherFilesOneByOne() throws Exception {
+        write("inv/hosts.yml", "gpu:\n  hosts:\n    node1:\n");
+        write("inv/rack2/hosts", "[rack2]\nnode2\n");
+        write("inv/rack2/id_ed25519.pub", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI rack2\n");
+        Inventory inventory = Inventory.load(List.of(dir.resolve("inv").toString()), dir);
+        assertEquals(List.of("node1", "node2"), names(inventory.hosts()));
+        assertEquals(List.of(dir.resolve("inv/rack2/id_ed25519.pub") + " (a public key)"), inventory.skippedFiles());
+    }
+
+    /** Its name says it is an inventory: its mistake is the user's to fix, not a file to skip. */
+    @Test
+    void aMalformedInventoryFileOfADirectoryStaysAnErrorAtItsPosition() throws Exception {
+        write("inv/cluster-ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+                + "-----END OPENSSH PRIVATE KEY-----\n");
+        write("inv/gpu.yml", "gpu:\n  hosts:\n    node1:\n   node2: {}\n");
+        InvalidInputException error = assertThrows(InvalidInputException.class,
+                () -> Inventory.load(List.of(dir.resolve("inv").toString()), dir));
+        assertEquals(dir.resolve("inv/gpu.yml").toString(), error.position().file());
+        assertEquals(4, error.position().line(), error.getMessage());
+        assertTrue(error.getMessage().contains("invalid YAML"), error.getMessage());
+        assertFalse(error.getMessage().contains("b3Blbn"), error.getMessage());
     }
 
     @Test
@@ -202,8 +230,8 @@ class InventoryTest {
         InvalidInputException error = assertThrows(InvalidInputException.class,
                 () -> Inventory.load(List.of(dir.resolve("inv").toString()), dir));
         assertEquals(dir.resolve("inv") + ": inventory directory names no host (it holds no inventory file; skipped "
-                + dir.resolve("inv/hosts.ini") + " (Ansible ignores '.ini' files in an inventory directory; give the"
-                + " file itself with -i to read it))", error.getMessage());
+                + dir.resolve("inv/hosts.ini") + " (Ansible ignores '.ini' files in an inventory directory; give it with"
+                + " its own -i to read it))", error.getMessage());
         write("inv/empty.yml", "# nothing yet\n");
         assertTrue(assertThrows(InvalidInputException.class, () -> Inventory.load(List.of(dir.resolve("inv").toString()), dir))
                 .getMessage().contains("names no host (read 1 file(s); skipped "));
@@ -265,6 +293,8 @@ class InventoryTest {
         assertEquals(List.of("node01", "node02", "node03"), names(inventory.select("node0*")));
         assertEquals(List.of("node01", "node02", "node03"), names(inventory.select("rack?")));
         assertEquals(List.of("node02", "node03"), names(inventory.select("~node0[23]")));
+        assertEquals(List.of("node01", "node02", "node03", "nas1"), names(inventory.select("~node0[2:3]:storage")),
+                "':' inside brackets does not split");
         assertEquals(List.of("head"), names(inventory.select("head:nobody")));
         assertEquals(List.of(), names(inventory.select("nobody")));
     }
@@ -275,6 +305,20 @@ class InventoryTest {
         assertThrows(InvalidInputException.class, () -> inventory.select(" : "));
         InvalidInputException error = assertThrows(InvalidInputException.class, () -> inventory.select("~node[0"));
         assertTrue(error.problem().startsWith("bad regular expression in host pattern '~node[0'"), error.problem());
+    }
+
+    /** Ansible picks a group's hosts by position with a subscript; provision refuses one rather than match nothing. */
+    @Test
+    void refusesASubscriptOrABracketOutsideARegex() throws Exception {
+        Inventory inventory = load(CLUSTER);
+        for (String pattern : List.of("node[10:01]", "gpu[0]", "all:!gpu[1:]", "node[x]", "node[")) {
+            InvalidInputException error = assertThrows(InvalidInputException.class, () -> inventory.select(pattern));
+            assertTrue(error.problem().startsWith("host pattern '"), error.problem());
+            assertEquals(error.problem(), assertThrows(InvalidInputException.class, () -> Inventory.checkPattern(pattern))
+                    .problem(), "the same without an inventory");
+        }
+        assertTrue(assertThrows(InvalidInputException.class, () -> inventory.select("node[10:01]")).problem()
+                .contains("a subscript ('[10:01]': a group's hosts by their position) is not supported"));
     }
 
     @Test

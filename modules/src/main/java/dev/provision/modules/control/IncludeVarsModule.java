@@ -65,13 +65,7 @@ public final class IncludeVarsModule implements TaskModule {
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
         String file = params.string("file");
-        Map<String, Object> loaded = context.controllerVars(file);
-        for (String name : loaded.keySet()) {
-            if (!ShellWords.isName(name)) {
-                throw new ModuleException("vars file '" + file + "' sets '" + name + "', which is not a valid variable "
-                        + "name (letters, digits and '_', not starting with a digit)");
-            }
-        }
+        Map<String, Object> loaded = context.controllerVars(file); // its keys are variable names
         Optional<String> under = params.optString("name");
         if (under.isPresent() && !ShellWords.isName(under.get())) {
             throw new ModuleException("'" + under.get() + "' is not a valid variable name for 'name'");

@@ -23,12 +23,13 @@ public interface TaskContext {
     Path controllerFile(String name) throws ModuleException;
 
     /**
-     * Reads a controller-side vars file ({@code include_vars}): a YAML (or JSON) mapping, looked up in
-     * the role's {@code vars/}, the playbook's {@code vars/}, then beside the role and the playbook;
-     * read with the same bounds and positioned errors as a playbook.
+     * Reads a controller-side vars file ({@code include_vars}): a YAML (or JSON) mapping of variable
+     * names (letters, digits and {@code _}, not starting with a digit), looked up in the role's
+     * {@code vars/}, the playbook's {@code vars/}, then beside the role and the playbook; read with the
+     * same bounds and positioned errors as a playbook, none of which quotes the file (it may be any file).
      *
-     * @throws ModuleException when no such file exists (the message names the places searched) or it
-     *     is not a mapping (the message names file, line and column)
+     * @throws ModuleException when no such file exists (the message names the places searched), it is
+     *     not a mapping or a key is not a variable name (the message names file, line and column)
      */
     Map<String, Object> controllerVars(String name) throws ModuleException;
 

@@ -105,14 +105,15 @@ final class FileTransfer {
 
     /**
      * As {@link #RECEIVE_STDIN}, when the source's SHA-256 follows its bytes on the same input (the
-     * controller hashes while they travel): exactly {@code $size} bytes, then the digest's line.
+     * controller hashes while they travel): exactly {@code $size} bytes, then the digest's line. The
+     * host hashes them as they arrive too ({@code tee} into the file and {@code sha256sum}, on
+     * another core), and checks that the file holds all of them (a write that failed midway).
      */
     private static final String RECEIVE_THEN_DIGEST = """
-            dd of="$tmp" bs=1048576 count="$size" iflag=count_bytes,fullblock status=none || fail
-            if ! IFS= read -r sha256; then
+            sum=$(dd bs=1048576 count="$size" iflag=count_bytes,fullblock status=none | tee -- "$tmp" | sha256sum) || fail
+            if ! IFS= read -r sha256 || [ "$(stat -c %s -- "$tmp")" != "$size" ]; then
               echo "content arrived short (not the $size bytes sent); $target left as it was" >&2; fail
             fi
-            sum=$(sha256sum < "$tmp") || fail
             if [ "${sum%% *}" != "$sha256" ]; then
               echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
             fi

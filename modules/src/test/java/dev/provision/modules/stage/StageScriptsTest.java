@@ -107,4 +107,28 @@ class StageScriptsTest {
         assertEquals(0, third.exitCode(), third.stdout() + third.stderr());
         assertEquals("alpha\n", Files.readString(a));
     }
+
+    @Test
+    void theDatasetCheckReadsTheRootHashThePullVerifiedAndTheFilesChangedSince() throws Exception {
+        Run pulled = pull();
+        assertEquals(0, pulled.exitCode(), pulled.stderr());
+        String[] said = pulled.stdout().lines().filter(l -> l.startsWith("verified\t")).findFirst().orElseThrow().split("\t");
+        String root = said[said.length - 1];
+        Run survey = sh(StagedSet.command(dest.toString()));
+        assertEquals(0, survey.exitCode(), survey.stderr());
+
+        StagedSet set = StagedSet.parse(survey.stdout());
+        assertEquals(java.util.Optional.of(root), set.rootHash(), "the root hash the node verified");
+        assertEquals(2, set.files());
+        assertEquals(12, set.bytes());
+        assertEquals(0, set.changedCount());
+
+        Files.writeString(dest.resolve("c.bin"), "gamma, longer\n");
+        StagedSet changed = StagedSet.parse(sh(StagedSet.command(dest.toString())).stdout());
+        assertEquals(List.of("c.bin"), changed.changed());
+        assertEquals(java.util.Optional.of(root), changed.rootHash(), "what was verified, still");
+
+        StagedSet none = StagedSet.parse(sh(StagedSet.command(dir.resolve("empty").toString())).stdout());
+        assertTrue(none.rootHash().isEmpty());
+    }
 }

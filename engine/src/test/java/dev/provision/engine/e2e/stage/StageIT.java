@@ -40,6 +40,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class StageIT {
     private static final Path PLAYBOOK = Provision.REPO.resolve("playbooks/stage.yml");
     private static final Path CLUSTER = Provision.REPO.resolve("playbooks/cluster.yml");
+    private static final Path PREFLIGHT = Provision.REPO.resolve("playbooks/preflight.yml");
     private static final Path WORK = Path.of("target/stage-it").toAbsolutePath();
     private static final Path SOURCE = WORK.resolve("source");
     private static final String DEST = "/srv/stage-it/data";
@@ -179,6 +180,23 @@ class StageIT {
             assertEquals(1, again.recap(node, "ok"), again.output());
         }
         assertTrue(again.output().contains("242 files"), again.output());
+
+        // the readiness check reads what staging verified: the same set on every node, as verified
+        String root = resultsByNode(lastReport()).get(cluster.nodeNames().get(0)).path("output").path("root_hash").asText();
+        Provision.Result ready = Provision.run(args("-e", "preflight_checks=dataset", "-e", "dataset_dest=" + DEST,
+                "-e", "dataset_root_hash=" + root, PREFLIGHT.toString()));
+        assertEquals(0, ready.exitCode(), ready.output());
+        assertTrue(ready.output().contains("dataset.same_root") && ready.output().contains("242 files"), ready.output());
+        // a file changed on one node since it was verified: that node is not ready, the file named
+        cluster.exec(2, "sh", "-c", "printf x >> '" + DEST + "/shard-1/sample 1.bin'");
+        Provision.Result changed = Provision.run(args("-e", "preflight_checks=dataset", "-e", "dataset_dest=" + DEST, PREFLIGHT.toString()));
+        assertEquals(2, changed.exitCode(), changed.output());
+        assertTrue(changed.output().contains("shard-1/sample 1.bin") && changed.output().contains("stage again"), changed.output());
+        assertEquals(1, changed.recap(cluster.nodeNames().get(1), "failed"), changed.output());
+        assertEquals(0, changed.recap(cluster.nodeNames().get(0), "failed"), changed.output());
+        Provision.Result restaged = stage();
+        assertEquals(0, restaged.exitCode(), restaged.output());
+        assertEquals(1, restaged.recap(cluster.nodeNames().get(1), "changed"), restaged.output());
     }
 
     @Test
@@ -298,9 +316,16 @@ class StageIT {
         return all.toArray(String[]::new);
     }
 
+    private static Path lastReport;
+
+    private static JsonNode lastReport() throws IOException {
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(lastReport.toFile());
+    }
+
     private static Provision.Result stage(String... extra) throws Exception {
         List<String> args = new ArrayList<>(List.of(extra));
-        args.addAll(List.of("--json", WORK.resolve("report-" + System.nanoTime() + ".json").toString(),
+        lastReport = WORK.resolve("report-" + System.nanoTime() + ".json");
+        args.addAll(List.of("--json", lastReport.toString(),
                 "-e", "source=" + SOURCE, "-e", "dest=" + DEST, PLAYBOOK.toString()));
         return Provision.run(args(args.toArray(String[]::new)));
     }

@@ -22,7 +22,7 @@ class BuiltInModulesTest {
                 "systemd", "systemd_service", "mount", "user", "group", "stat", "hosts",
                 "authorized_key", "ssh_known_hosts", "image",
                 "gpu", "cuda_stack", "nccl_bandwidth", "collective", "ib", "clock", "limits_check", "storage", "image_consistency", "dataset", "ssh_mesh",
-                "gpu_fabric", "rdma", "checkpoint_storage", "toolchain", "include_vars", "hostname", "timezone", "raw", "modprobe", "gpu_acceptance",
+                "gpu_fabric", "rdma", "checkpoint_storage", "toolchain", "include_vars", "hostname", "timezone", "raw", "modprobe", "gpu_acceptance", "dcgm_diag",
                 "setup", "service_facts", "package_facts", "find", "fetch", "git", "reboot", "wait_for_connection", "stage",
                 "get_url", "unarchive", "apt_repository", "yum_repository", "rpm_key", "meta",
                 "firewalld", "seboolean", "sefcontext", "replace", "tempfile"), names);

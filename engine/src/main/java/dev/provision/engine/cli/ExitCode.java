@@ -21,6 +21,12 @@ public enum ExitCode {
     CHANGES(6),
     /** {@code --apply-plan}: a host moved since the plan was made, so it was left untouched (none failed). */
     DRIFTED(7),
+    /**
+     * A check could not be judged: at least one check row is UNKNOWN (a tool missing, permission
+     * denied, a timeout, output that does not parse); no host failed or was unreachable. Not ready is
+     * {@link #HOST_FAILED}; this is "cannot tell": the recap names the checks and their hosts.
+     */
+    NOT_JUDGED(8),
     /** The operator interrupted the run (Ctrl-C, SIGINT or SIGTERM); the recap and --json report were written. As a shell reports SIGINT. */
     INTERRUPTED(130);
 

@@ -68,6 +68,7 @@ import picocli.CommandLine.Spec;
             "  2 a task failed             6 changes made, or pending under --check",
             "  3 a host was unreachable      (only with --detailed-exitcodes)",
             "  7 --apply-plan: a host moved since the plan; it was left untouched",
+            "  8 a check could not be judged (UNKNOWN), none failed: see the recap",
             "  130 interrupted (Ctrl-C): the running tasks finished, recap written"})
 public final class ProvisionCommand implements Callable<Integer> {
     /** A run this large shows a live progress line on a terminal; smaller ones finish too fast to need it. */
@@ -375,6 +376,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (!summary.unreachableHosts().isEmpty()) {
             return ExitCode.UNREACHABLE;
         }
+        if (notJudged != null && !notJudged.isEmpty()) {
+            return ExitCode.NOT_JUDGED;
+        }
         return detailedExitCodes && summary.anyChanged() ? ExitCode.CHANGES : ExitCode.OK;
     }
 
@@ -440,7 +444,7 @@ public final class ProvisionCommand implements Callable<Integer> {
             out.println("Refused, changed since the plan was made: " + String.join(", ", drifted.keySet())
                     + ". Make and review a new plan for " + (drifted.size() == 1 ? "it" : "them") + ":");
             out.println("    " + ShellWords.join(SavedPlans.replanCommand(invokedAs(), plan, applyPlan, drifted.keySet())));
-            if (code == ExitCode.OK || code == ExitCode.CHANGES) {
+            if (code == ExitCode.OK || code == ExitCode.CHANGES || code == ExitCode.NOT_JUDGED) {
                 return ExitCode.DRIFTED;
             }
         }
@@ -528,6 +532,8 @@ public final class ProvisionCommand implements Callable<Integer> {
 
     private HtmlReport html;
     private dev.provision.engine.report.DrainFile drain;
+    /** The check rows that could not be judged: printed after the recap, and exit 8 when nothing worse happened. */
+    private dev.provision.engine.report.NotJudged notJudged;
 
     private RunListener listener(JsonReport report) {
         boolean color = System.console() != null && System.getenv("NO_COLOR") == null;
@@ -537,6 +543,8 @@ public final class ProvisionCommand implements Callable<Integer> {
             listeners.add(new ProgressLine(err, PROGRESS_MIN_HOSTS));
         }
         listeners.add(new HumanOutput(out, color, diff, verbose.length));
+        notJudged = new dev.provision.engine.report.NotJudged(out); // after the human output: its line follows the recap
+        listeners.add(notJudged);
         if (report != null) {
             listeners.add(report);
         }

@@ -10,8 +10,10 @@ import java.util.List;
  * verdict) one Slurm command that drains it with the reason, e.g.
  * {@code scontrol update nodename=node07 state=drain 'reason=provision: gpu_acceptance.gpu0.gemm 270.9 TFLOPS'}.
  * provision never runs them: an operator reviews the file, then runs it. Every word is quoted for the
- * shell; a reason holds check names and measured figures only (never a task's message). Written at
- * the end of the run, atomically; a run with every node ready writes only the header.
+ * shell; a reason holds check names and measured figures only (never a task's message). A check that
+ * could not be judged (UNKNOWN: a tool missing, a timeout) drains nothing by itself: such a node gets
+ * a comment line naming those checks, for the operator to look at. Written at the end of the run,
+ * atomically; a run with every node ready (and judged) writes only the header.
  */
 public final class DrainFile extends ReadinessFile {
     /** Slurm keeps a reason short; past this the reason ends with "...". */
@@ -34,7 +36,16 @@ public final class DrainFile extends ReadinessFile {
             out.append(ShellWords.join(List.of("scontrol", "update", "nodename=" + host, "state=drain", "reason=" + reason(grid, host))))
                     .append('\n');
         }
+        for (String host : grid.notJudged()) {
+            out.append("# not drained, could not be judged (UNKNOWN): ").append(oneLine(host)).append(": ")
+                    .append(oneLine(String.join(", ", grid.unknown(host)))).append('\n');
+        }
         return out.toString();
+    }
+
+    /** A name in a comment line: no line break can end the comment and start a command. */
+    private static String oneLine(String text) {
+        return text.replaceAll("[\\p{Cntrl}]", " ");
     }
 
     private static String reason(ReadinessGrid grid, String host) {

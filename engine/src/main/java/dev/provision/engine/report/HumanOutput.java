@@ -138,7 +138,7 @@ public final class HumanOutput implements RunListener {
         for (String[] t : table) {
             String line = String.format("    %-" + width[0] + "s  %-" + width[1] + "s  %-" + width[2] + "s  %s", t[0], t[1], t[2], t[3]);
             Colour c = t[3].startsWith("fail") ? Colour.RED : t[3].startsWith("warn") ? Colour.PURPLE
-                    : t[3].startsWith("pass") ? Colour.GREEN : Colour.NONE;
+                    : t[3].startsWith("unknown") ? Colour.CYAN : t[3].startsWith("pass") ? Colour.GREEN : Colour.NONE;
             out.println(paint(line, c));
         }
     }

@@ -20,8 +20,11 @@ import java.util.Set;
  * twice (a loop, a task run twice), the worse verdict stays. Not thread-safe: fed by one listener.
  */
 final class ReadinessGrid {
-    /** Verdict words from the least to the most severe; {@code none} is "no row for this host". */
-    static final List<String> SEVERITY = List.of("none", "skip", "pass", "warn", "fail");
+    /**
+     * Verdict words from the least to the most severe; {@code none} is "no row for this host". An
+     * {@code unknown} (could not judge) ranks above {@code warn}: a caveat is known, it is not.
+     */
+    static final List<String> SEVERITY = List.of("none", "skip", "pass", "warn", "unknown", "fail");
 
     record Cell(String verdict, String measured, String expected, String detail, String task) {
         Cell {
@@ -140,6 +143,21 @@ final class ReadinessGrid {
             cell(host, check).filter(c -> c.verdict().equals("fail")).ifPresent(c -> out.add(check));
         }
         return out;
+    }
+
+    /** The host's checks that could not be judged ({@code unknown}), in column order. */
+    List<String> unknown(String host) {
+        List<String> out = new ArrayList<>();
+        for (String check : checks) {
+            cell(host, check).filter(c -> c.verdict().equals("unknown")).ifPresent(c -> out.add(check));
+        }
+        return out;
+    }
+
+    /** Hosts that are not {@link #notReady()} but have checks that could not be judged. */
+    List<String> notJudged() {
+        Set<String> notReady = new LinkedHashSet<>(notReady());
+        return hosts.stream().filter(h -> !notReady.contains(h) && !unknown(h).isEmpty()).toList();
     }
 
     /** Tasks that failed on the host without check rows, as {@code TASK: message}. */

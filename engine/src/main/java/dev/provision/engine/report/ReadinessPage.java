@@ -22,8 +22,9 @@ import java.util.Optional;
  * <p>The page: a header with the verdict and the nodes that are not ready (each a link that
  * filters the grid to it); one inline-SVG bar chart per figure (bus bandwidth, write throughput)
  * against the fleet median and the expected figure; the node x check grid, one empty cell per
- * check whose class ({@code v-pass}, {@code v-fail}, {@code v-warn}, {@code v-skip},
- * {@code v-none}) gives its colour. What a click shows (measured, expected, reason) travels as
+ * check whose class ({@code v-pass}, {@code v-fail}, {@code v-warn}, {@code v-unknown},
+ * {@code v-skip}, {@code v-none}) gives its colour. A run with no node not ready but checks that
+ * could not be judged (UNKNOWN) is "NOT JUDGED", never "READY", and lists those nodes. What a click shows (measured, expected, reason) travels as
  * JSON in one {@code application/json} script, texts pooled, so a 1 000-node page stays a few MB
  * and the grid's DOM holds no text per cell. The state of the filters lives in the URL fragment
  * ({@code #host=gpu07&bad=1&sort=fails&check=pcie&cell=gpu07,gpu.pcie_link}), so a view can be
@@ -47,7 +48,8 @@ final class ReadinessPage {
         List<String> checks = grid.checks();
         List<String> notReady = grid.notReady();
         StringBuilder out = new StringBuilder(64 * 1024 + hosts.size() * (checks.size() * 28 + 120));
-        String verdict = hosts.isEmpty() ? "NO CHECKS RAN" : notReady.isEmpty() ? "READY" : "NOT READY";
+        String verdict = hosts.isEmpty() ? "NO CHECKS RAN" : !notReady.isEmpty() ? "NOT READY"
+                : !grid.notJudged().isEmpty() ? "NOT JUDGED" : "READY";
         out.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
                 .append("<title>").append(html(verdict + " - " + title)).append("</title>\n<style>\n").append(CSS).append("</style></head>\n<body>\n");
@@ -67,11 +69,14 @@ final class ReadinessPage {
                 counts[grid.cell(h, c).map(ReadinessGrid.Cell::severity).orElse(0)]++;
             }
         }
-        out.append("<header id=\"verdict\" class=\"").append(notReady.isEmpty() ? "ready" : "not-ready")
+        List<String> notJudged = grid.notJudged();
+        out.append("<header id=\"verdict\" class=\"").append(!notReady.isEmpty() ? "not-ready" : !notJudged.isEmpty() ? "not-judged" : "ready")
                 .append("\" data-hosts=\"").append(grid.hosts().size()).append("\" data-not-ready=\"").append(notReady.size()).append("\">\n");
         out.append("<h1>").append(html(verdict));
         if (!notReady.isEmpty()) {
             out.append(": ").append(notReady.size()).append(" of ").append(grid.hosts().size()).append(" nodes");
+        } else if (!notJudged.isEmpty()) {
+            out.append(": ").append(notJudged.size()).append(" of ").append(grid.hosts().size()).append(" nodes have checks that could not run");
         } else if (!grid.hosts().isEmpty()) {
             out.append(": all ").append(grid.hosts().size()).append(" nodes passed");
         }
@@ -98,6 +103,18 @@ final class ReadinessPage {
             }
             if (notReady.size() > LISTED) {
                 out.append("<li>and ").append(notReady.size() - LISTED).append(" more: tick \"only nodes not ready\"</li>\n");
+            }
+            out.append("</ul></details>\n");
+        }
+        if (!notJudged.isEmpty()) {
+            out.append("<details open><summary>Not judged (").append(notJudged.size())
+                    .append("): a check could not run or could not judge; it drains nothing by itself</summary><ul id=\"not-judged\">\n");
+            for (String host : notJudged.subList(0, Math.min(LISTED, notJudged.size()))) {
+                out.append("<li><a href=\"#host=").append(html(fragment(host))).append("\">").append(html(host)).append("</a> ")
+                        .append(html(String.join(", ", grid.unknown(host)))).append("</li>\n");
+            }
+            if (notJudged.size() > LISTED) {
+                out.append("<li>and ").append(notJudged.size() - LISTED).append(" more</li>\n");
             }
             out.append("</ul></details>\n");
         }

@@ -15,7 +15,7 @@
   var shown = document.getElementById('shown');
   var columns = document.createElement('style');
   document.head.appendChild(columns);
-  var SEVERITY = ['none', 'skip', 'pass', 'warn', 'fail'];
+  var SEVERITY = ['none', 'skip', 'pass', 'warn', 'unknown', 'fail'];
   var selected = null;
 
   function severity(h, c) {

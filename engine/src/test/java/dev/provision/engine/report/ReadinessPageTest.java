@@ -79,6 +79,38 @@ class ReadinessPageTest {
     }
 
     @Test
+    void aCheckThatCouldNotRunIsCountedColouredAndTheRunIsNotJudgedNeverReady() throws Exception {
+        Path file = dir.resolve("unknown.html");
+        HtmlReport report = new HtmlReport(file, CLOCK);
+        report.playStarted("p", List.of("a", "b"), false);
+        report.taskStarted("t", "p:1:1", false);
+        report.hostResult(ReadinessFleet.result("a", List.of(ReadinessFleet.row("dcgm.diag", "-", "-", "unknown", "could not run: dcgmi not installed"),
+                ReadinessFleet.row("gpu.xid", "-", "-", "unknown", "could not run: kernel log not readable")), Map.of()));
+        report.hostResult(ReadinessFleet.result("b", List.of(ReadinessFleet.row("dcgm.diag", "-", "-", "pass", ""),
+                ReadinessFleet.row("gpu.xid", "-", "-", "skip", "does not apply")), Map.of()));
+        report.recap(Map.of(), "");
+        String html = Files.readString(file);
+        assertTrue(html.contains("<header id=\"verdict\" class=\"not-judged\""), "not ready is red, not judged its own colour");
+        assertTrue(html.contains("<h1>NOT JUDGED: 1 of 2 nodes have checks that could not run</h1>"));
+        assertTrue(html.contains("<span class=\"chip v-unknown\">2 unknown</span>"), "the counters count it");
+        assertTrue(html.contains("<span class=\"chip v-skip\">1 skip</span>"), "apart from skip");
+        assertEquals(2, count(html, "<td class=\"c v-unknown\"></td>"));
+        assertTrue(html.contains("<a href=\"#host=a\">a</a> dcgm.diag, gpu.xid"), "the node and what was not judged");
+        assertTrue(html.contains(".v-unknown { background: var(--unknown); }"), "its own colour");
+    }
+
+    @Test
+    void anUnknownDoesNotOutrankAFailureOfTheSameCheck() throws Exception {
+        ReadinessGrid grid = new ReadinessGrid();
+        grid.add("t", ReadinessFleet.result("a", List.of(ReadinessFleet.row("x", "-", "-", "unknown", "could not run")), Map.of()));
+        grid.add("t", ReadinessFleet.result("a", List.of(ReadinessFleet.row("x", "1", "0", "fail", "broken")), Map.of()));
+        grid.add("t", ReadinessFleet.result("a", List.of(ReadinessFleet.row("x", "0", "0", "warn", "hm")), Map.of()));
+        assertEquals("fail", grid.cell("a", "x").orElseThrow().verdict());
+        assertEquals(List.of("a"), grid.notReady());
+        assertEquals(List.of(), grid.notJudged(), "a node not ready is listed once, as not ready");
+    }
+
+    @Test
     void aRunWithoutFailuresIsReady() throws Exception {
         Path file = dir.resolve("ok.html");
         HtmlReport report = new HtmlReport(file, CLOCK);

@@ -62,7 +62,10 @@ public final class CheckReport {
         return rows.stream().anyMatch(r -> r.verdict() == Verdict.FAIL);
     }
 
-    /** E.g. {@code gpu: 7 passed, 1 failed: gpu.ecc.volatile (3 uncorrectable errors)}. */
+    /**
+     * E.g. {@code gpu: 7 passed, 1 failed: gpu.ecc.volatile (3 uncorrectable errors)}; with no
+     * failure, the rows that could not be judged are named instead ({@code ...; not judged: gpu.xid}).
+     */
     public String summary() {
         Map<Verdict, Long> counts = rows.stream().collect(Collectors.groupingBy(CheckResult::verdict, Collectors.counting()));
         List<String> parts = new ArrayList<>();
@@ -74,6 +77,7 @@ public final class CheckReport {
                     case FAIL -> "failed";
                     case WARN -> "warned";
                     case SKIP -> "skipped";
+                    case UNKNOWN -> "not judged";
                 });
             }
         }
@@ -81,7 +85,12 @@ public final class CheckReport {
         String failing = rows.stream().filter(r -> r.verdict() == Verdict.FAIL)
                 .map(r -> r.check() + (r.detail().isEmpty() ? "" : " (" + r.detail() + ")"))
                 .collect(Collectors.joining("; "));
-        return failing.isEmpty() ? head : head + ": " + failing;
+        if (!failing.isEmpty()) {
+            return head + ": " + failing;
+        }
+        String unknown = rows.stream().filter(r -> r.verdict() == Verdict.UNKNOWN).map(CheckResult::check)
+                .collect(Collectors.joining(", "));
+        return unknown.isEmpty() ? head : head + "; not judged: " + unknown;
     }
 
     public Plan plan() {

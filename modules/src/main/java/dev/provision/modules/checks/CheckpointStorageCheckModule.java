@@ -114,7 +114,8 @@ public final class CheckpointStorageCheckModule implements TaskModule, FleetChec
         ProbeResult df = context.host().probe(DfOutput.command(path).toArray(String[]::new));
         Optional<DfOutput> fs = df.ok() ? DfOutput.parse(df.stdout()) : Optional.empty();
         if (fs.isEmpty()) {
-            return report.add(CheckResult.fail(label + ".free", "unknown", "-", "df failed on " + path + ": " + Probes.firstLine(df))).plan();
+            return report.add(CheckResult.fail(label + ".free", "unknown", "-", "df failed on " + path + ": " + Probes.firstLine(df)
+                    + ": create the path or fix the " + label + " path")).plan();
         }
         DfOutput f = fs.get();
         report.measured("free_bytes", f.availableBytes());
@@ -123,16 +124,17 @@ public final class CheckpointStorageCheckModule implements TaskModule, FleetChec
         if (expected.isPresent()) {
             long need = size("expected_size", expected.get());
             report.add(CheckResult.of(f.availableBytes() >= need, label + ".free", measured, ">= " + ByteSize.shown(need),
-                    "no room for a " + ByteSize.shown(need) + " " + label + " on " + path));
+                    "no room for a " + ByteSize.shown(need) + " " + label + " on " + path + ": free space there or give it a larger filesystem"));
         } else {
-            report.add(CheckResult.of(f.capacityPercent() < 95, label + ".free", measured, "< 95% used", path + " is nearly full"));
+            report.add(CheckResult.of(f.capacityPercent() < 95, label + ".free", measured, "< 95% used",
+                    path + " is nearly full: free space there (du -sh) or grow the filesystem"));
         }
         if (params.bool("write_test")) {
             long testBytes = size("test_size", params.string("test_size"));
             long mib = Math.max(1, testBytes / (1024 * 1024));
             if (f.availableBytes() < 2 * mib * 1024 * 1024) {
-                report.add(CheckResult.fail(label + ".write_test", "not run", ByteSize.shown(2 * mib * 1024 * 1024) + " free",
-                        "too little space to write a " + ByteSize.shown(mib * 1024 * 1024) + " test file"));
+                report.add(new CheckResult(label + ".write_test", "not run", ByteSize.shown(2 * mib * 1024 * 1024) + " free", Verdict.UNKNOWN,
+                        "could not run: too little space to write a " + ByteSize.shown(mib * 1024 * 1024) + " test file: free space there"));
             } else {
                 long epoch = clock.instant().getEpochSecond();
                 report.change(Change.of("check write: " + ByteSize.shown(mib * 1024 * 1024) + " dd oflag=direct test of " + path
@@ -152,16 +154,19 @@ public final class CheckpointStorageCheckModule implements TaskModule, FleetChec
         String expected = min.map(m -> ">= " + Probes.figure(m) + " MB/s").orElse("-");
         Optional<byte[]> content = context.host().readFile(resultFile);
         if (content.isEmpty()) {
-            return CheckResult.fail(check, "no result", expected, resultFile + " missing: the write test did not run");
+            return new CheckResult(check, "no result", expected, Verdict.UNKNOWN, "could not judge: " + resultFile
+                    + " missing: the write test did not run (see the write_test row)");
         }
         List<String> lines = new String(content.get(), StandardCharsets.UTF_8).lines().toList();
         String[] head = lines.isEmpty() ? new String[0] : lines.get(0).strip().split("\\s+");
         if (head.length != 3 || !head[0].equals("provision-writetest") || !head[2].matches("\\d+")) {
-            return CheckResult.fail(check, "unreadable", expected, resultFile + " is not a write test report");
+            return new CheckResult(check, "unreadable", expected, Verdict.UNKNOWN, "could not judge: " + resultFile
+                    + " is not a write test report: remove it, then run again");
         }
         long age = clock.instant().getEpochSecond() - Long.parseLong(head[2]);
         if (age > params.integer("max_result_age")) {
-            return CheckResult.fail(check, "stale (" + age + " s old)", expected, "the write test did not run in this run");
+            return new CheckResult(check, "stale (" + age + " s old)", expected, Verdict.UNKNOWN,
+                    "could not judge: the write test did not run in this run (see the write_test row)");
         }
         String mode = lines.stream().filter(l -> l.startsWith("mode=")).findFirst().map(l -> l.substring(5)).orElse("?");
         String exit = lines.stream().filter(l -> l.startsWith("exit=")).findFirst().map(l -> l.substring(5)).orElse("?");
@@ -169,7 +174,8 @@ public final class CheckpointStorageCheckModule implements TaskModule, FleetChec
         Optional<DdOutput> out = DdOutput.parse(dd);
         if (out.isEmpty() || out.get().bytes() == 0 || !exit.equals("0") && !exit.equals("124")) {
             return CheckResult.fail(check, "write failed", expected, "dd exit " + exit + ": "
-                    + lines.stream().filter(l -> l.startsWith("dd:")).findFirst().orElse("no transfer report"));
+                    + lines.stream().filter(l -> l.startsWith("dd:")).findFirst().orElse("no transfer report")
+                    + ": check the filesystem (dmesg, df -i, quotas)");
         }
         double mbps = out.get().megabytesPerSecond();
         report.measured("write_mbps", mbps);
@@ -180,7 +186,8 @@ public final class CheckpointStorageCheckModule implements TaskModule, FleetChec
             return new CheckResult(check, measured, expected, Verdict.PASS, "no min_write_mbps: compared with the fleet only");
         }
         return CheckResult.of(mbps >= min.get(), check, measured, expected, "slow " + label + " storage: "
-                + String.format(Locale.ROOT, "%.0f%%", 100 * mbps / min.get()) + " of the minimum write rate");
+                + String.format(Locale.ROOT, "%.0f%%", 100 * mbps / min.get()) + " of the minimum write rate: check the filesystem's load"
+                + " and this node's network path to it");
     }
 
     private static long size(String param, String value) throws ModuleException {

@@ -1,6 +1,7 @@
 package dev.provision.modules.checks;
 
 import dev.provision.modules.spi.CheckResult;
+import dev.provision.modules.spi.Verdict;
 import static java.util.Objects.requireNonNull;
 
 import dev.provision.modules.spi.FleetCheck;
@@ -81,7 +82,8 @@ public final class ClockCheckModule implements TaskModule, FleetCheck {
             hostEpoch = Double.NaN;
         }
         if (!date.ok() || Double.isNaN(hostEpoch)) {
-            report.add(CheckResult.fail("clock.controller_offset", "unknown", bound, "date +%s.%N failed: " + Probes.firstLine(date)));
+            report.add(new CheckResult("clock.controller_offset", "unknown", bound, Verdict.UNKNOWN,
+                    "could not run: date +%s.%N failed: " + Probes.firstLine(date)));
         } else {
             double start = seconds(before);
             double end = seconds(after);
@@ -91,7 +93,8 @@ public final class ClockCheckModule implements TaskModule, FleetCheck {
             report.add(CheckResult.of(Math.abs(offset) - uncertainty <= max, "clock.controller_offset",
                     String.format(Locale.ROOT, "%+.3f s (±%.3f)", offset, uncertainty), bound,
                     "the node's clock is " + String.format(Locale.ROOT, "%.3f", Math.abs(offset)) + " s "
-                            + (offset > 0 ? "ahead of" : "behind") + " the controller's"));
+                            + (offset > 0 ? "ahead of" : "behind") + " the controller's: step it (chronyc makestep) and check its time"
+                            + " sources (chronyc sources), or the controller's"));
         }
         chrony(params.bool("require_chrony"), max, bound, context, report);
         return report.plan();
@@ -100,27 +103,32 @@ public final class ClockCheckModule implements TaskModule, FleetCheck {
     private static void chrony(boolean required, double max, String bound, TaskContext context, CheckReport report) throws ModuleException {
         ProbeResult tracking = context.host().probe("chronyc", "tracking");
         if (tracking.exitCode() == Probes.NOT_FOUND) {
-            report.add(required ? CheckResult.fail("clock.chronyd", "chronyc missing", "running", "chrony not installed")
+            report.add(required ? CheckResult.fail("clock.chronyd", "chronyc missing", "running",
+                    "chrony not installed: install it (cluster.yml's clock setup) or set require_chrony: false")
                     : CheckResult.skip("clock.chronyd", "chrony not installed"));
             return;
         }
         if (!tracking.ok()) {
-            report.add(CheckResult.fail("clock.chronyd", "not running", "running", "chronyd not running: " + Probes.firstLine(tracking)));
+            report.add(CheckResult.fail("clock.chronyd", "not running", "running", "chronyd not running: " + Probes.firstLine(tracking)
+                    + ": start it (systemctl enable --now chronyd)"));
             return;
         }
         ChronyTracking t;
         try {
             t = ChronyTracking.parse(tracking.stdout());
         } catch (IllegalArgumentException e) {
-            report.add(CheckResult.fail("clock.chronyd", "unreadable", "running", e.getMessage()));
+            report.add(new CheckResult("clock.chronyd", "unreadable", "running", Verdict.UNKNOWN,
+                    "could not judge: chronyc tracking printed " + e.getMessage() + ": run chronyc tracking on the node"));
             return;
         }
         report.measured("chrony_offset_seconds", t.systemOffsetSeconds());
         report.add(CheckResult.pass("clock.chronyd", "running", "running"));
         report.add(CheckResult.of(t.synchronised(), "clock.chrony_sync", t.leapStatus() + ", stratum " + t.stratum(),
-                "synchronised", "chrony is not synchronised to a source (reference " + t.referenceId() + ")"));
+                "synchronised", "chrony is not synchronised to a source (reference " + t.referenceId() + "): check that its"
+                        + " servers answer (chronyc sources) and that UDP 123 is open"));
         report.add(CheckResult.of(Math.abs(t.systemOffsetSeconds()) <= max, "clock.chrony_offset",
-                String.format(Locale.ROOT, "%+.6f s", t.systemOffsetSeconds()), bound, "chrony's system time offset is too large"));
+                String.format(Locale.ROOT, "%+.6f s", t.systemOffsetSeconds()), bound,
+                "chrony's system time offset is too large: step the clock (chronyc makestep) and check its sources"));
     }
 
     private static double seconds(Instant instant) {

@@ -146,7 +146,8 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
             default -> "gloo"; // the spec's choices: auto, nccl, gloo
         };
         if (backend.equals("gloo") && !found.contains("gloo=True")) {
-            return report.add(CheckResult.fail("collective.launcher", found, "gloo or NCCL", "PyTorch on this node has neither backend"))
+            return report.add(CheckResult.fail("collective.launcher", found, "gloo or NCCL",
+                    "PyTorch on this node has neither backend: install a PyTorch build with NCCL"))
                     .measured("collective_ready", false).plan();
         }
         Map<String, Object> env = new TreeMap<>();
@@ -379,28 +380,34 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         if (m.broken()) {
             String why = m.problems().getOrDefault(host, m.problems().getOrDefault(partner, "no figure"));
             if (mine == Standing.FINE && theirs == Standing.ABSENT) {
-                return CheckResult.warn(check, measured, expected, partner + " never joined" + where + ": " + why);
+                return CheckResult.warn(check, measured, expected, partner + " never joined" + where + ": " + why
+                        + ": see " + partner + "'s collective.node row");
             }
-            return CheckResult.fail(check, measured, expected, "the pair did not complete" + where + ": " + why);
+            return CheckResult.fail(check, measured, expected, "the pair did not complete" + where + ": " + why
+                    + ": check that both run PyTorch and reach each other on the rendezvous port");
         }
         double v = m.busbw().getAsDouble();
         if (v >= warnFloor) {
             return CheckResult.pass(check, measured, expected);
         }
         if (v >= floor) {
-            return CheckResult.warn(check, measured, expected, "below the warning level, " + gbps(warnFloor) + " GB/s" + where);
+            return CheckResult.warn(check, measured, expected, "below the warning level, " + gbps(warnFloor) + " GB/s" + where
+                    + ": watch it; run the collective check again when the fabric is idle");
         }
         if (j.slowLinks().stream().anyMatch(p -> p.sameNodes(m.pair()))) {
             return CheckResult.fail(check, measured, expected, "slow link between " + host + " and " + partner
                     + where + ": both are fine with other nodes; check the cables, ports and switch path between them");
         }
         if (mine == Standing.FINE && theirs != Standing.FINE) {
-            return CheckResult.warn(check, measured, expected, "bound by " + partner + where + ", slow in its other pairs");
+            return CheckResult.warn(check, measured, expected, "bound by " + partner + where + ", slow in its other pairs: see "
+                    + partner + "'s collective.node row");
         }
         if (mine == Standing.FINE) {
-            return CheckResult.warn(check, measured, expected, "slow once" + where + ", fine when measured again");
+            return CheckResult.warn(check, measured, expected, "slow once" + where + ", fine when measured again: run the collective check"
+                    + " again to confirm");
         }
-        return CheckResult.fail(check, measured, expected, "below " + gbps(floor) + " GB/s" + where);
+        return CheckResult.fail(check, measured, expected, "below " + gbps(floor) + " GB/s" + where + ": check both nodes' HCAs, cables and"
+                + " switch ports");
     }
 
     private static CheckResult nodeRow(String host, List<Measured> measured, Judgement j, double floor) {
@@ -418,8 +425,10 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
                     + mine.stream().map(m -> m.problems().getOrDefault(host, m.problems().values().stream().findFirst().orElse("no figure")))
                     .findFirst().orElse("") + "): check that PyTorch runs there and that its rendezvous port is open");
             case SUSPECT -> CheckResult.fail(check, "ambiguous", "fine with a partner", "slow or incomplete with every partner ("
-                    + partners + "), but no node fine elsewhere was left to tell " + host + " from its links");
-            case UNTESTED -> CheckResult.skip(check, "in no pair");
+                    + partners + "), but no node fine elsewhere was left to tell " + host + " from its links: check its HCA and cable, then"
+                    + " run the collective check again with more nodes");
+            case UNTESTED -> CheckResult.unknown(check, "could not judge: in no measured pair: run the collective check"
+                    + " again with every node in the play");
         };
     }
 
@@ -430,12 +439,14 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         boolean member = answers.stream().anyMatch(a -> a.launch().host().equals(host));
         String nodes = answers.size() + " nodes";
         if (!member) {
-            return CheckResult.skip(check, "left out of the all-reduce over " + nodes + ": it completed no pair");
+            return CheckResult.unknown(check, "could not judge: left out of the all-reduce over " + nodes
+                    + " as it completed no pair (see its collective.node row)");
         }
         if (busbw.isEmpty()) {
             String why = answers.stream().filter(a -> a.status() != Round.Status.EXITED || a.result().exitCode() != 0)
                     .map(a -> a.launch().host() + ": " + problem(a)).findFirst().orElse("no figure");
-            return CheckResult.fail(check, "none", expected, "the all-reduce over " + nodes + " did not complete: " + why);
+            return CheckResult.fail(check, "none", expected, "the all-reduce over " + nodes + " did not complete: " + why
+                    + ": see the collective.node rows; check the rendezvous port between the nodes");
         }
         double v = busbw.getAsDouble();
         String measured = gbps(v) + " GB/s over " + nodes;
@@ -446,9 +457,10 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         named.addAll(links);
         if (!named.isEmpty()) {
             return new CheckResult(check, measured, expected, j.of(host) == Standing.FINE ? Verdict.WARN : Verdict.FAIL,
-                    "bound by " + String.join(", ", named) + " (named in collective.node and collective.pair rows)");
+                    "bound by " + String.join(", ", named) + " (named in collective.node and collective.pair rows): fix those first");
         }
-        return v >= floor ? CheckResult.warn(check, measured, expected, "below the warning level")
+        return v >= floor ? CheckResult.warn(check, measured, expected, "below the warning level: watch it; check the switch"
+                + " fabric's load")
                 : CheckResult.fail(check, measured, expected, "every pair was fine, the whole fleet is not: check the switch fabric"
                         + " (oversubscription, a spine link) and NCCL's topology settings");
     }
@@ -457,7 +469,8 @@ public final class CollectiveCheckModule implements TaskModule, CrossHostCheck {
         return switch (v) {
             case PASS, SKIP -> 0;
             case WARN -> 1;
-            case FAIL -> 2;
+            case UNKNOWN -> 2;
+            case FAIL -> 3;
         };
     }
 

@@ -1,6 +1,7 @@
 package dev.provision.modules.checks;
 
 import dev.provision.modules.spi.CheckResult;
+import dev.provision.modules.spi.Verdict;
 import dev.provision.modules.spi.FleetCheck;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -78,10 +79,10 @@ public final class CudaStackCheckModule implements TaskModule, FleetCheck {
         versions.put("driver_cuda", driverCuda.orElse(""));
         report.add(driver.map(d -> expect("cuda.driver", d, Probes.expectation(params, "expected_driver")))
                 .orElse(CheckResult.fail("cuda.driver", "none", Probes.expectation(params, "expected_driver").orElse("loaded"),
-                        "NVIDIA driver not loaded (" + DriverVersion.PATH + " missing)")));
+                        "NVIDIA driver not loaded (" + DriverVersion.PATH + " missing): install or load it (modprobe nvidia), then reboot")));
         report.add(driverCuda.map(c -> CheckResult.pass("cuda.driver_cuda", c, "-"))
-                .orElse(CheckResult.fail("cuda.driver_cuda", "unknown", "a CUDA version",
-                        "nvidia-smi failed: " + Probes.firstLine(smi))));
+                .orElse(new CheckResult("cuda.driver_cuda", "unknown", "a CUDA version", Verdict.UNKNOWN,
+                        "could not judge: nvidia-smi failed: " + Probes.firstLine(smi) + " (see cuda.driver and the gpu check)")));
 
         Optional<String> toolkit = toolkit(context);
         versions.put("toolkit_cuda", toolkit.orElse(""));
@@ -112,7 +113,8 @@ public final class CudaStackCheckModule implements TaskModule, FleetCheck {
         try {
             torch = TorchVersions.parse(r.stdout());
         } catch (IllegalArgumentException e) {
-            String why = r.exitCode() == Probes.NOT_FOUND ? python + " not found" : e.getMessage();
+            String why = (r.exitCode() == Probes.NOT_FOUND ? python + " not found" : e.getMessage())
+                    + ": install PyTorch for " + python + " (or set python_interpreter)";
             report.add(CheckResult.fail("torch.version", "none", Probes.expectation(params, "expected_torch").orElse("importable"), why));
             for (String key : new String[] {"torch", "torch_cuda", "cudnn", "nccl"}) {
                 versions.put(key, "");
@@ -126,14 +128,15 @@ public final class CudaStackCheckModule implements TaskModule, FleetCheck {
         report.add(expect("torch.version", torch.torch(), Probes.expectation(params, "expected_torch")));
         if (torch.cuda().isEmpty()) {
             report.add(CheckResult.fail("torch.cuda", "none", Probes.expectation(params, "expected_cuda").orElse("a CUDA build"),
-                    "PyTorch is a CPU-only build"));
+                    "PyTorch is a CPU-only build: install a CUDA build (pip install torch --index-url https://download.pytorch.org/whl/cu<ver>)"));
         } else {
             report.add(expect("torch.cuda", torch.cuda(), Probes.expectation(params, "expected_cuda")));
             report.add(chain("torch.cuda_vs_driver", "PyTorch", torch.cuda(), driverCuda));
         }
         report.add(CheckResult.of(torch.cudaAvailable() && torch.deviceCount() > 0, "torch.cuda_available",
                 torch.cudaAvailable() + ", " + torch.deviceCount() + " devices", "True, >= 1 device",
-                "torch.cuda.is_available() is false or sees no device"));
+                "torch.cuda.is_available() is false or sees no device: check the driver (nvidia-smi), CUDA_VISIBLE_DEVICES and that"
+                        + " the driver supports PyTorch's CUDA"));
         report.add(present("cudnn.version", torch.cudnn(), Probes.expectation(params, "expected_cudnn").map(CudaStackCheckModule::cudnnExpected)));
         report.add(present("nccl.version", torch.nccl(), Probes.expectation(params, "expected_nccl")));
     }
@@ -144,13 +147,14 @@ public final class CudaStackCheckModule implements TaskModule, FleetCheck {
     }
 
     private static CheckResult expect(String check, String measured, Optional<String> expected) {
-        return expected.map(e -> CheckResult.of(Versions.matches(measured, e), check, measured, e, measured + " is not " + e))
+        return expected.map(e -> CheckResult.of(Versions.matches(measured, e), check, measured, e,
+                        measured + " is not " + e + ": install " + e + " (the training image's version), or fix the expectation"))
                 .orElse(CheckResult.pass(check, measured, "-"));
     }
 
     private static CheckResult present(String check, String measured, Optional<String> expected) {
         if (measured.isEmpty()) {
-            return CheckResult.fail(check, "none", expected.orElse("present"), "not available to PyTorch");
+            return CheckResult.fail(check, "none", expected.orElse("present"), "not available to PyTorch: install a PyTorch build with it");
         }
         return expect(check, measured, expected);
     }
@@ -158,18 +162,19 @@ public final class CudaStackCheckModule implements TaskModule, FleetCheck {
     /** The driver's CUDA must cover {@code version}: a newer major fails, a newer minor warns. */
     static CheckResult chain(String check, String what, String version, Optional<String> driverCuda) {
         if (driverCuda.isEmpty()) {
-            return CheckResult.skip(check, "the driver's CUDA version is unknown");
+            return CheckResult.unknown(check, "could not judge: the driver's CUDA version is unknown (see cuda.driver_cuda)");
         }
         String driver = driverCuda.get();
         String expected = "<= " + driver;
         int majorVersion = Versions.major(version).orElse(0);
         int majorDriver = Versions.major(driver).orElse(0);
         if (majorVersion > majorDriver) {
-            return CheckResult.fail(check, version, expected, what + " needs CUDA " + version + ", the driver supports up to " + driver);
+            return CheckResult.fail(check, version, expected, what + " needs CUDA " + version + ", the driver supports up to " + driver
+                    + ": upgrade the driver, or install a build for CUDA " + driver);
         }
         if (Versions.compare(version, driver) > 0) {
             return CheckResult.warn(check, version, expected, what + " is newer than the driver's CUDA " + driver
-                    + ": runs only under minor-version compatibility (no PTX JIT)");
+                    + ": runs only under minor-version compatibility (no PTX JIT): upgrade the driver when the node is drained");
         }
         return CheckResult.pass(check, version, expected);
     }

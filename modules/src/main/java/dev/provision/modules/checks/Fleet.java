@@ -40,7 +40,7 @@ final class Fleet {
         byHost.forEach((host, v) -> {
             boolean same = v.equals(majority);
             String detail = same ? agreeing + " of " + byHost.size() + " hosts agree"
-                    : "differs from " + agreeing + " of " + byHost.size() + " hosts";
+                    : "differs from " + agreeing + " of " + byHost.size() + " hosts: bring it in line with them (cluster.yml on this node)";
             rows.put(host, List.of(CheckResult.of(same, check, v, majority + " (fleet)", detail)));
         });
         return rows;
@@ -57,8 +57,8 @@ final class Fleet {
 
     /**
      * As {@link #notBelowMedian(String, String, Map, String, double)}, except that the hosts in
-     * {@code notJudged} are never called outliers: their figure is too coarse to tell (the reason
-     * is their row's detail), though it still counts for the median.
+     * {@code notJudged} are never called outliers: their figure is too coarse to tell, so below the
+     * floor their row is {@link Verdict#UNKNOWN} (the reason is its detail); it still counts for the median.
      */
     static Map<String, List<CheckResult>> notBelowMedian(String check, String unit, Map<String, Map<String, Object>> results,
                                                                  String key, double fraction, Map<String, String> notJudged) {
@@ -71,12 +71,13 @@ final class Fleet {
         double floor = median * fraction;
         List<String> outliers = byHost.entrySet().stream().filter(e -> e.getValue() < floor && !notJudged.containsKey(e.getKey()))
                 .map(Map.Entry::getKey).toList();
-        String detail = "below the fleet median: " + outliers(outliers, byHost.size());
+        String detail = "below the fleet median: " + outliers(outliers, byHost.size())
+                + ": look at these nodes' other rows first, then drain the ones that stay slow";
         byHost.forEach((host, v) -> {
             String expected = String.format(Locale.ROOT, ">= %s %s (%.0f%% of fleet median %s)", shown(floor), unit, fraction * 100,
                     shown(median));
             CheckResult row = notJudged.containsKey(host) && v < floor
-                    ? new CheckResult(check, shown(v) + " " + unit, expected, Verdict.PASS, notJudged.get(host))
+                    ? new CheckResult(check, shown(v) + " " + unit, expected, Verdict.UNKNOWN, "could not judge: " + notJudged.get(host))
                     : CheckResult.of(v >= floor, check, shown(v) + " " + unit, expected, detail);
             rows.put(host, List.of(row));
         });
@@ -155,7 +156,8 @@ final class Fleet {
         byHost.forEach((host, v) -> rows.put(host, List.of(CheckResult.of(!apart.contains(host), check,
                 String.format(Locale.ROOT, "%+.3f s from median (spread %.3f s)", v - median, max - min),
                 String.format(Locale.ROOT, "spread <= %s s", Probes.figure(maxSpread)),
-                "clock apart from the fleet: " + outliers(apart, byHost.size())))));
+                "clock apart from the fleet: " + outliers(apart, byHost.size()) + ": step it (chronyc makestep) and give every"
+                        + " node the same time sources"))));
         return rows;
     }
 

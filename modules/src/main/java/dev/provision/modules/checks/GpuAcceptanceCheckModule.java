@@ -119,9 +119,10 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
         GpuAcceptanceOutput out = GpuAcceptanceOutput.parse(run.stdout());
         if (out.gpus().isEmpty()) {
             String last = Probes.output(run).lines().map(String::strip).filter(l -> !l.isEmpty()).reduce((a, b) -> b).orElse("no output");
-            return report.add(new CheckResult("gpu_acceptance.run", "no figures", "one line per GPU", Verdict.SKIP,
-                    "unknown: the benchmark gave no verdict (exit " + run.exitCode() + ": " + last
-                            + "); check that PyTorch with CUDA runs on the node")).plan();
+            return report.add(new CheckResult("gpu_acceptance.run", "no figures", "one line per GPU", Verdict.UNKNOWN,
+                    "could not judge: the benchmark gave no figures (exit " + run.exitCode() + ": " + last
+                            + "); check that PyTorch with CUDA runs on the node: " + python
+                            + " -c 'import torch; print(torch.cuda.is_available())'")).plan();
         }
         Optional<AcceptanceBaseline> baseline = baseline(params, context);
         double baselineFail = fraction(params, "baseline_fail");
@@ -237,7 +238,8 @@ public final class GpuAcceptanceCheckModule implements TaskModule, FleetCheck {
                     + " drain the node and reset the GPU, then run again", 100 * v / e, model));
         }
         if (v < e * f.warnBelow()) {
-            return CheckResult.warn(check, measured, shown, String.format(Locale.ROOT, "%.0f%% of %s's reference", 100 * v / e, model));
+            return CheckResult.warn(check, measured, shown, String.format(Locale.ROOT, "%.0f%% of %s's reference: watch it; run the full tier"
+                    + " when the node is idle", 100 * v / e, model));
         }
         return CheckResult.pass(check, measured, shown);
     }

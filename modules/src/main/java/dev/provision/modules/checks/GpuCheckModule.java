@@ -88,8 +88,9 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         if (problem.isPresent() && !(problem.get() instanceof NvidiaSmiProblem.GpusLost)) {
             report.add(switch (problem.get()) {
                 case NvidiaSmiProblem.NotInstalled n -> CheckResult.fail("gpu.driver", "nvidia-smi missing", "installed",
-                        "nvidia-smi not found: no NVIDIA driver installed");
-                case NvidiaSmiProblem.DriverMissing d -> CheckResult.fail("gpu.driver", "not loaded", "loaded", d.message());
+                        "nvidia-smi not found: no NVIDIA driver installed: install the driver, then reboot");
+                case NvidiaSmiProblem.DriverMissing d -> CheckResult.fail("gpu.driver", "not loaded", "loaded", d.message()
+                        + ": load it (modprobe nvidia) or reinstall it for the running kernel, then reboot");
                 case NvidiaSmiProblem.GpusLost l -> throw new IllegalStateException("handled below");
             });
             return report.measured("gpu_count", 0L).plan();
@@ -103,7 +104,8 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         problem.ifPresent(p -> {
             NvidiaSmiProblem.GpusLost lost = (NvidiaSmiProblem.GpusLost) p;
             report.add(CheckResult.fail("gpu.lost", lost.gpus().size() + " lost: " + String.join(", ", lost.gpus()), "0 lost",
-                    lost.message().isEmpty() ? "GPU fell off the bus" : lost.message()));
+                    (lost.message().isEmpty() ? "GPU fell off the bus" : lost.message())
+                            + ": drain the node and reboot it; if the GPU stays lost, reseat it or RMA it"));
         });
         check(params, gpus, report);
         if (!gpus.isEmpty()) {
@@ -152,7 +154,7 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         GpuHealthChecks.Expectations want = new GpuHealthChecks.Expectations(gen, width, params.bool("require_persistence"),
                 mig.equalsIgnoreCase("Enabled") ? "Enabled" : "Disabled", (int) params.integer("max_temperature"));
         if (health.isEmpty()) {
-            report.add(CheckResult.skip("gpu.pcie_link", "nvidia-smi -q listed no GPU"));
+            report.add(CheckResult.unknown("gpu.pcie_link", "could not judge: nvidia-smi -q listed no GPU (see gpu.count)"));
         } else {
             report.addAll(GpuHealthChecks.rows(health, want));
             health.stream().filter(h -> h.pcieWidth().isPresent()).mapToInt(h -> h.pcieWidth().getAsInt()).min()
@@ -168,8 +170,10 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         Optional<Long> expectedCount = params.optInteger("expected_count");
         report.add(expectedCount
                 .map(n -> CheckResult.of(gpus.size() == n, "gpu.count", String.valueOf(gpus.size()), String.valueOf(n),
-                        gpus.size() + " GPUs visible, " + n + " expected"))
-                .orElse(CheckResult.of(!gpus.isEmpty(), "gpu.count", String.valueOf(gpus.size()), ">= 1", "no GPU visible")));
+                        gpus.size() + " GPUs visible, " + n + " expected: drain the node and reboot; if one stays missing"
+                                + " (nvidia-smi -L, lspci -d 10de:), reseat or RMA it"))
+                .orElse(CheckResult.of(!gpus.isEmpty(), "gpu.count", String.valueOf(gpus.size()), ">= 1",
+                        "no GPU visible: check lspci -d 10de: and the driver (nvidia-smi); reboot, else reseat or RMA")));
         if (gpus.isEmpty()) {
             return;
         }
@@ -179,9 +183,11 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
             String want = expectedModel.get().toLowerCase(Locale.ROOT);
             List<String> others = gpus.stream().filter(g -> !g.name().toLowerCase(Locale.ROOT).contains(want))
                     .map(g -> "GPU " + g.index() + " is " + g.name()).toList();
-            report.add(CheckResult.of(others.isEmpty(), "gpu.model", models, expectedModel.get(), String.join("; ", others)));
+            report.add(CheckResult.of(others.isEmpty(), "gpu.model", models, expectedModel.get(), String.join("; ", others)
+                    + ": fix expected_gpu_model for this node's group, or move the node to a group of its model"));
         } else if (models.contains(", ")) {
-            report.add(CheckResult.warn("gpu.model", models, "one model", "mixed GPU models"));
+            report.add(CheckResult.warn("gpu.model", models, "one model",
+                    "mixed GPU models: replace the odd GPU, or set expected_gpu_model to make this a failure"));
         } else {
             report.add(CheckResult.pass("gpu.model", models, "-"));
         }
@@ -189,13 +195,17 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         Optional<String> minDriver = Probes.expectation(params, "min_driver");
         report.add(minDriver
                 .map(min -> CheckResult.of(GpuInfo.available(driver) && Versions.compare(driver, min) >= 0,
-                        "gpu.driver_version", driver, ">= " + min, "driver older than " + min))
+                        "gpu.driver_version", driver, ">= " + min, "driver older than " + min + ": upgrade the NVIDIA driver, then reboot"))
                 .orElse(CheckResult.pass("gpu.driver_version", driver, "-")));
         eccMode(params.bool("require_ecc"), gpus, report);
-        counter("gpu.ecc_volatile_uncorrected", gpus, GpuInfo::volatileUncorrected, "uncorrectable ECC errors since driver load", report);
-        counter("gpu.ecc_aggregate_uncorrected", gpus, GpuInfo::aggregateUncorrected, "uncorrectable ECC errors over the board's life", report);
-        pending("gpu.retired_pages_pending", gpus, GpuInfo::retiredPagesPending, "page retirement pending: reboot", report);
-        pending("gpu.remapped_rows_pending", gpus, GpuInfo::remappedRowsPending, "row remapping pending: reset the GPU", report);
+        counter("gpu.ecc_volatile_uncorrected", gpus, GpuInfo::volatileUncorrected, "uncorrectable ECC errors since driver load",
+                "drain the node, reset the GPU (nvidia-smi -r) and run the checks again; if they return, RMA", report);
+        counter("gpu.ecc_aggregate_uncorrected", gpus, GpuInfo::aggregateUncorrected, "uncorrectable ECC errors over the board's life",
+                "drain the node; check retired pages / remapped rows (nvidia-smi -q -d PAGE_RETIREMENT,ROW_REMAPPER) and RMA a GPU past its limit",
+                report);
+        pending("gpu.retired_pages_pending", gpus, GpuInfo::retiredPagesPending, "page retirement pending: drain the node and reboot", report);
+        pending("gpu.remapped_rows_pending", gpus, GpuInfo::remappedRowsPending, "row remapping pending: drain the node, reset the GPU (nvidia-smi -r) or reboot",
+                report);
     }
 
     private static void eccMode(boolean required, List<GpuInfo> gpus, CheckReport report) {
@@ -203,9 +213,10 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         List<String> off = gpus.stream().filter(g -> GpuInfo.flag(g.eccMode()).equals(Optional.of(false)))
                 .map(g -> "GPU " + g.index()).toList();
         if (gpus.stream().noneMatch(g -> GpuInfo.available(g.eccMode()))) {
-            report.add(CheckResult.warn("gpu.ecc_mode", modes, "Enabled", "ECC not supported or not reported"));
+            report.add(CheckResult.warn("gpu.ecc_mode", modes, "Enabled", "ECC not supported or not reported:"
+                    + " check nvidia-smi -q -d ECC; a GPU model without ECC takes require_ecc: false"));
         } else if (!off.isEmpty()) {
-            String detail = "ECC disabled on " + String.join(", ", off);
+            String detail = "ECC disabled on " + String.join(", ", off) + ": enable it (nvidia-smi -e 1), then reset the GPU or reboot";
             report.add(required ? CheckResult.fail("gpu.ecc_mode", modes, "Enabled", detail)
                     : CheckResult.warn("gpu.ecc_mode", modes, "Enabled", detail));
         } else {
@@ -213,7 +224,8 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         }
     }
 
-    private static void counter(String check, List<GpuInfo> gpus, Function<GpuInfo, String> field, String what, CheckReport report) {
+    private static void counter(String check, List<GpuInfo> gpus, Function<GpuInfo, String> field, String what, String action,
+                                CheckReport report) {
         long total = 0;
         List<String> bad = new ArrayList<>();
         boolean any = false;
@@ -231,7 +243,7 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
             report.add(CheckResult.skip(check, "not reported by the driver"));
             return;
         }
-        report.add(CheckResult.of(total == 0, check, String.valueOf(total), "0", what + ": " + String.join(", ", bad)));
+        report.add(CheckResult.of(total == 0, check, String.valueOf(total), "0", what + ": " + String.join(", ", bad) + ": " + action));
     }
 
     private static void pending(String check, List<GpuInfo> gpus, Function<GpuInfo, String> field, String what, CheckReport report) {
@@ -242,7 +254,7 @@ public final class GpuCheckModule implements TaskModule, FleetCheck {
         List<String> bad = gpus.stream().filter(g -> GpuInfo.flag(field.apply(g)).orElse(false))
                 .map(g -> "GPU " + g.index() + " (" + g.busId() + ")").toList();
         report.add(CheckResult.of(bad.isEmpty(), check, bad.isEmpty() ? "No" : "Yes on " + bad.size(), "No",
-                what + ": " + String.join(", ", bad)));
+                what.substring(0, what.indexOf(':')) + " on " + String.join(", ", bad) + what.substring(what.indexOf(':'))));
     }
 
     private static String distinct(List<GpuInfo> gpus, Function<GpuInfo, String> field) {

@@ -68,7 +68,8 @@ public final class GpuFabricCheckModule implements TaskModule {
         report.measured("nvswitch_count", found);
         report.add(new CheckResult("gpu_fabric.nvswitch", found + " NVSwitches", params.has("nvswitch") ? (nvswitch ? ">= 1" : "none") : "-",
                 params.has("nvswitch") && nvswitch && found == 0 ? Verdict.FAIL : Verdict.PASS,
-                params.has("nvswitch") && nvswitch && found == 0 ? "no NVSwitch visible on the PCI bus" : ""));
+                params.has("nvswitch") && nvswitch && found == 0 ? "no NVSwitch visible on the PCI bus:"
+                        + " drain the node and power-cycle it; if they stay missing, have the baseboard serviced" : ""));
         if (nvswitch) {
             report.add(fabricManager(context));
             ProbeResult q = context.host().probe(NvidiaSmiQuery.COMMAND.toArray(String[]::new));
@@ -94,7 +95,7 @@ public final class GpuFabricCheckModule implements TaskModule {
         }
         return CheckResult.of(state.equals("active"), "gpu_fabric.fabricmanager", state.isEmpty() ? "unknown" : state, "active",
                 SERVICE + " is " + (state.isEmpty() ? "not known to systemd" : state)
-                        + ": CUDA reports 'system not yet initialized' on NVSwitch boards without it");
+                        + ": CUDA reports 'system not yet initialized' on NVSwitch boards without it: systemctl enable --now " + SERVICE);
     }
 
     static CheckResult fabricState(List<NvidiaSmiQuery.Block> gpus) {
@@ -107,13 +108,15 @@ public final class GpuFabricCheckModule implements TaskModule {
                         || GpuInfo.available(b.value("Fabric/Status")) && !b.value("Fabric/Status").equalsIgnoreCase("Success"))
                 .map(b -> b.busId() + " " + b.value("Fabric/State") + "/" + b.value("Fabric/Status")).toList();
         String measured = reported.stream().map(b -> b.value("Fabric/State")).distinct().collect(Collectors.joining(", "));
-        return CheckResult.of(bad.isEmpty(), "gpu_fabric.state", measured, "Completed", "fabric not trained: " + String.join("; ", bad));
+        return CheckResult.of(bad.isEmpty(), "gpu_fabric.state", measured, "Completed", "fabric not trained: " + String.join("; ", bad)
+                + ": restart the fabric manager (systemctl restart " + SERVICE + "), else reboot the node");
     }
 
     static CheckResult nvlinks(List<NvlinkStatus.Gpu> gpus, boolean nvswitch, Optional<Long> expected, ProbeResult probe) {
         if (gpus.isEmpty()) {
             String why = probe.ok() ? "no GPU lists NVLinks" : "nvidia-smi nvlink failed: " + Probes.firstLine(probe);
-            return nvswitch || expected.isPresent() ? CheckResult.fail("gpu_fabric.nvlink", "no links", expected.map(n -> n + " up per GPU").orElse("links up"), why)
+            return nvswitch || expected.isPresent() ? CheckResult.fail("gpu_fabric.nvlink", "no links", expected.map(n -> n + " up per GPU").orElse("links up"),
+                    why + ": reset the GPUs (nvidia-smi -r) or reboot; if none come up, check nvswitch / expected_nvlinks for this node")
                     : CheckResult.skip("gpu_fabric.nvlink", why + ": no NVLink on this node");
         }
         int most = gpus.stream().mapToInt(NvlinkStatus.Gpu::active).max().orElse(0);
@@ -124,6 +127,7 @@ public final class GpuFabricCheckModule implements TaskModule {
                 .toList();
         int least = gpus.stream().mapToInt(NvlinkStatus.Gpu::active).min().orElse(0);
         String measured = least == most ? most + " up per GPU" : least + "-" + most + " up per GPU";
-        return CheckResult.of(bad.isEmpty(), "gpu_fabric.nvlink", measured, want + " up per GPU", "NVLinks down: " + String.join("; ", bad));
+        return CheckResult.of(bad.isEmpty(), "gpu_fabric.nvlink", measured, want + " up per GPU", "NVLinks down: " + String.join("; ", bad)
+                + ": drain the node, reset the GPUs (nvidia-smi -r) or reboot; if links stay down, have the board serviced");
     }
 }

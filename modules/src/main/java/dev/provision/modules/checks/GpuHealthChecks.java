@@ -28,7 +28,8 @@ final class GpuHealthChecks {
         List<CheckResult> rows = new ArrayList<>();
         rows.add(pcieLink(gpus, want));
         rows.add(flagRow("gpu.persistence_mode", gpus, GpuHealth::persistenceMode, "Enabled", want.requirePersistence(),
-                "persistence mode off: the driver tears down and re-initialises the GPUs between jobs"));
+                "persistence mode off: the driver tears down and re-initialises the GPUs between jobs",
+                "enable it (systemctl enable --now nvidia-persistenced, or nvidia-smi -pm 1)"));
         rows.add(mig(gpus, want.mig()));
         rows.add(slowdowns(gpus));
         rows.add(temperature(gpus, want.maxTemperature()));
@@ -63,7 +64,8 @@ final class GpuHealthChecks {
             }
         }
         if (gpus.stream().allMatch(g -> g.pcieGen().isEmpty() || g.pcieWidth().isEmpty())) {
-            return CheckResult.skip("gpu.pcie_link", "link generation/width not reported");
+            return CheckResult.unknown("gpu.pcie_link", "could not judge: the driver reports no link generation/width"
+                    + " (nvidia-smi -q, GPU Link Info): update the driver, or check the link with lspci -vv");
         }
         String measured = distinct(gpus, GpuHealth::link);
         String expected = want.pcieGen().isPresent() || want.pcieWidth().isPresent()
@@ -71,7 +73,8 @@ final class GpuHealthChecks {
                         + " x" + want.pcieWidth().stream().mapToObj(String::valueOf).findFirst().orElse("max")
                 : distinct(gpus, GpuHealth::fullLink);
         if (!failed.isEmpty()) {
-            return CheckResult.fail("gpu.pcie_link", measured, expected, "degraded PCIe link: " + String.join("; ", failed));
+            return CheckResult.fail("gpu.pcie_link", measured, expected, "degraded PCIe link: " + String.join("; ", failed)
+                    + ": drain the node, reseat the GPU or its riser and check the slot's BIOS settings; RMA if it stays");
         }
         if (!idleDownshift.isEmpty()) {
             return CheckResult.warn("gpu.pcie_link", measured, expected, "idle GPUs may lower the link generation, re-check under load: "
@@ -81,7 +84,7 @@ final class GpuHealthChecks {
     }
 
     private static CheckResult flagRow(String check, List<GpuHealth> gpus, Function<GpuHealth, String> field, String want,
-                                       boolean required, String why) {
+                                       boolean required, String why, String action) {
         if (gpus.stream().noneMatch(g -> GpuInfo.available(field.apply(g)))) {
             return CheckResult.skip(check, "not reported by the driver");
         }
@@ -89,7 +92,7 @@ final class GpuHealthChecks {
         if (off.isEmpty()) {
             return CheckResult.pass(check, want, want);
         }
-        String detail = why + " (" + String.join(", ", off) + ")";
+        String detail = why + " (" + String.join(", ", off) + "): " + action;
         String measured = distinct(gpus, field);
         return required ? CheckResult.fail(check, measured, want, detail) : CheckResult.warn(check, measured, want, detail);
     }
@@ -104,10 +107,12 @@ final class GpuHealthChecks {
                 .map(g -> "GPU " + g.shortBusId()).toList();
         String measured = distinct(gpus, GpuHealth::migCurrent);
         if (!wrong.isEmpty()) {
-            return CheckResult.fail("gpu.mig_mode", measured, want, "MIG mode: " + String.join(", ", wrong));
+            return CheckResult.fail("gpu.mig_mode", measured, want, "MIG mode: " + String.join(", ", wrong)
+                    + ": set it (nvidia-smi -i GPU -mig 0 or 1), then reset the GPU; or fix expected_mig");
         }
         if (!pending.isEmpty()) {
-            return CheckResult.warn("gpu.mig_mode", measured, want, "MIG mode change pending until a GPU reset: " + String.join(", ", pending));
+            return CheckResult.warn("gpu.mig_mode", measured, want, "MIG mode change pending until a GPU reset: " + String.join(", ", pending)
+                    + ": reset the GPU (nvidia-smi -r) or reboot");
         }
         return CheckResult.pass("gpu.mig_mode", measured, want);
     }
@@ -118,13 +123,15 @@ final class GpuHealthChecks {
                 .map(g -> "GPU " + g.shortBusId() + ": " + String.join(", ", g.hwSlowdowns())).toList();
         if (!active.isEmpty()) {
             return CheckResult.fail("gpu.throttle", active.size() + " GPUs slowed down", "no HW slowdown",
-                    "hardware is lowering clocks: " + String.join("; ", active));
+                    "hardware is lowering clocks: " + String.join("; ", active)
+                            + ": drain the node; check cooling, fans and power supplies (nvidia-smi -q -d PERFORMANCE)");
         }
         List<String> past = gpus.stream().filter(g -> g.thermalThrottleMicros() > 0)
                 .map(g -> String.format(Locale.ROOT, "GPU %s: %.1f s", g.shortBusId(), g.thermalThrottleMicros() / 1e6)).toList();
         if (!past.isEmpty()) {
             return CheckResult.warn("gpu.throttle", "none now", "no HW slowdown",
-                    "thermal slowdown or power braking since the driver loaded: " + String.join(", ", past));
+                    "thermal slowdown or power braking since the driver loaded: " + String.join(", ", past)
+                            + ": check cooling and power (nvidia-smi -q -d PERFORMANCE)");
         }
         return CheckResult.pass("gpu.throttle", "none", "no HW slowdown");
     }
@@ -132,13 +139,15 @@ final class GpuHealthChecks {
     private static CheckResult temperature(List<GpuHealth> gpus, int max) {
         List<GpuHealth> known = gpus.stream().filter(g -> g.temperatureC().isPresent()).toList();
         if (known.isEmpty()) {
-            return CheckResult.skip("gpu.temperature", "temperature not reported");
+            return CheckResult.unknown("gpu.temperature", "could not judge: the driver reports no temperature"
+                    + " (nvidia-smi -q -d TEMPERATURE): check the GPU's sensors and the BMC");
         }
         int hottest = known.stream().mapToInt(g -> g.temperatureC().getAsInt()).max().orElseThrow();
         List<String> hot = known.stream().filter(g -> g.temperatureC().getAsInt() > max)
                 .map(g -> "GPU " + g.shortBusId() + " " + g.temperatureC().getAsInt() + " C").toList();
         return CheckResult.of(hot.isEmpty(), "gpu.temperature", hottest + " C (hottest)", "<= " + max + " C",
-                "too hot before any work: cooling or airflow (" + String.join(", ", hot) + ")");
+                "too hot before any work (" + String.join(", ", hot) + "): drain the node; check cooling and airflow"
+                        + " (fans, inlet temperature, blanking panels)");
     }
 
     private static Optional<CheckResult> recovery(List<GpuHealth> gpus) {
@@ -148,7 +157,8 @@ final class GpuHealthChecks {
         List<String> needed = gpus.stream().filter(g -> GpuInfo.available(g.recoveryAction()) && !g.recoveryAction().equalsIgnoreCase("None"))
                 .map(g -> "GPU " + g.shortBusId() + ": " + g.recoveryAction()).toList();
         return Optional.of(CheckResult.of(needed.isEmpty(), "gpu.recovery_action", distinct(gpus, GpuHealth::recoveryAction), "None",
-                "the driver asks for a recovery action: " + String.join("; ", needed)));
+                "the driver asks for a recovery action: " + String.join("; ", needed)
+                        + ": drain the node and do it (Reset: nvidia-smi -r; Reboot: reboot the node)"));
     }
 
     /**
@@ -157,7 +167,8 @@ final class GpuHealthChecks {
      */
     static CheckResult xid(Optional<String> source, List<KernelXid.Event> events) {
         if (source.isEmpty()) {
-            return CheckResult.skip("gpu.xid", "kernel log not readable (dmesg_restrict without root?)");
+            return CheckResult.unknown("gpu.xid", "could not run: kernel log not readable (dmesg_restrict without root?):"
+                    + " run the check with become: true");
         }
         if (events.isEmpty()) {
             return CheckResult.pass("gpu.xid", "none since boot", "no drain-worthy Xid");
@@ -173,7 +184,7 @@ final class GpuHealthChecks {
                     + " (from " + source.get() + ")");
         }
         return CheckResult.warn("gpu.xid", measured, "no drain-worthy Xid", "Xid events, usually the application's: "
-                + events.get(events.size() - 1).text());
+                + events.get(events.size() - 1).text() + ": look at the job that ran then; drain the node if they recur");
     }
 
     private static String distinct(List<GpuHealth> gpus, Function<GpuHealth, String> field) {

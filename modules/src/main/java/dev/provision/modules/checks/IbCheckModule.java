@@ -58,7 +58,8 @@ public final class IbCheckModule implements TaskModule {
         List<IbStatus.Port> ports = ports(context);
         if (ports.isEmpty()) {
             String detail = "no InfiniBand tools/devices";
-            report.add(params.bool("required") ? CheckResult.fail("ib.ports", "0 ports", ">= 1 port", detail)
+            report.add(params.bool("required") ? CheckResult.fail("ib.ports", "0 ports", ">= 1 port",
+                            detail + ": install rdma-core / infiniband-diags and the HCA driver (lspci | grep -i mellanox)")
                     : CheckResult.skip("ib.ports", detail));
             return report.measured("ports", List.of()).plan();
         }
@@ -68,8 +69,11 @@ public final class IbCheckModule implements TaskModule {
             String measured = p.state() + " " + p.physicalState() + " " + Probes.figure(p.rateGbps()) + " Gb/s " + p.linkLayer();
             String expected = "Active LinkUp" + rate.map(r -> " >= " + r + " Gb/s").orElse("") + layer.map(l -> " " + l).orElse("");
             String why = !p.up() ? "port is " + p.state() + "/" + p.physicalState()
+                            + ": check the cable and the switch port (ibstat, the subnet manager); reseat or replace the cable"
                     : rate.isPresent() && p.rateGbps() < rate.get() ? "rate " + Probes.figure(p.rateGbps()) + " Gb/s below " + rate.get()
+                            + ": reseat or replace the cable or transceiver, and check the switch port's speed"
                     : layer.isPresent() && !layer.get().equalsIgnoreCase(p.linkLayer()) ? "link layer is " + p.linkLayer()
+                            + ": set the port's link type (mlxconfig LINK_TYPE_P<n>) or fix link_layer"
                     : "";
             report.add(CheckResult.of(why.isEmpty(), "ib." + p.name(), measured, expected, why));
         }

@@ -60,14 +60,16 @@ public final class ImageConsistencyCheckModule implements TaskModule, FleetCheck
         ProbeResult r = context.host().probe(command(runtime, image).toArray(String[]::new));
         String[] words = r.stdout().strip().split("\\s+");
         if (!r.ok() || words[0].isEmpty()) {
-            String why = r.exitCode() == Probes.NOT_FOUND ? runtime + " not installed" : "image " + image + " not present: " + Probes.firstLine(r);
+            String why = r.exitCode() == Probes.NOT_FOUND ? runtime + " not installed: install it (cluster.yml's container runtime)"
+                    : "image " + image + " not present: " + Probes.firstLine(r) + ": pull it (cluster.yml's image task)";
             return report.add(CheckResult.fail("image.digest", "none", expected.orElse("present"), why)).plan();
         }
         String id = words[0];
         String digest = words.length > 1 ? afterAt(words[1]) : id;
         report.measured("image_id", id).measured("image_digest", digest);
         report.add(expected
-                .map(e -> CheckResult.of(same(e, digest) || same(e, id), "image.digest", digest, e, "another build of " + image))
+                .map(e -> CheckResult.of(same(e, digest) || same(e, id), "image.digest", digest, e,
+                        "another build of " + image + ": pull the expected digest again (cluster.yml's image task)"))
                 .orElse(CheckResult.pass("image.digest", digest, "-")));
         return report.plan();
     }

@@ -1,6 +1,7 @@
 package dev.provision.modules.checks;
 
 import dev.provision.modules.spi.CheckResult;
+import dev.provision.modules.spi.Verdict;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -78,18 +79,23 @@ public final class LimitsCheckModule implements TaskModule {
         try {
             limits = Ulimits.parse(r.stdout());
         } catch (IllegalArgumentException e) {
-            return report.add(CheckResult.fail("limits.session", "failed", "a login session",
-                    "cannot open a login session (" + params.string("session") + "): " + Probes.firstLine(r))).plan();
+            return report.add(new CheckResult("limits.session", "failed", "a login session", Verdict.UNKNOWN,
+                    "could not run: cannot open a login session (" + params.string("session") + "): " + Probes.firstLine(r)
+                            + ": run the check as root (become: true)")).plan();
         }
         long minNofile = params.integer("min_nofile");
         report.add(CheckResult.of(Ulimits.atLeast(limits.nofile(), minNofile), "limits.nofile", limits.nofile(),
-                ">= " + minNofile, "open files limit too low for a training job"));
+                ">= " + minNofile,
+                "open files limit too low for a training job: raise nofile in /etc/security/limits.d (cluster.yml), then log in again"));
         Optional<Long> minMemlock = params.optInteger("min_memlock");
         report.add(minMemlock
                 .map(min -> CheckResult.of(Ulimits.atLeast(limits.memlockKb(), min), "limits.memlock", limits.memlockKb(),
-                        ">= " + min + " KiB", "locked memory limit too low for RDMA"))
+                        ">= " + min + " KiB",
+                        "locked memory limit too low for RDMA: raise memlock in /etc/security/limits.d (cluster.yml), then log in again"))
                 .orElse(CheckResult.of(limits.memlockKb().equals(Ulimits.UNLIMITED), "limits.memlock", limits.memlockKb(),
-                        Ulimits.UNLIMITED, "locked memory must be unlimited for RDMA registration")));
+                        Ulimits.UNLIMITED,
+                        "locked memory must be unlimited for RDMA registration: set memlock unlimited in /etc/security/limits.d"
+                                + " (cluster.yml), then log in again")));
         return report.measured("nofile", limits.nofile()).measured("memlock", limits.memlockKb()).plan();
     }
 }

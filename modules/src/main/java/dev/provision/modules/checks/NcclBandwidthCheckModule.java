@@ -68,7 +68,7 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
         if (names.isEmpty()) {
             String why = NvidiaSmiProblem.diagnose(count.exitCode(), Probes.output(count))
                     .map(p -> "no GPU: " + Probes.firstLine(count)).orElse("no GPU visible");
-            return report.add(CheckResult.fail("nccl.busbw", "no GPU", "-", why)).measured("gpu_count", 0L).plan();
+            return report.add(CheckResult.fail("nccl.busbw", "no GPU", "-", why + " (see the gpu check)")).measured("gpu_count", 0L).plan();
         }
         String model = names.get(0);
         report.measured("gpu_model", model).measured("gpu_count", (long) names.size());
@@ -89,18 +89,21 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
             try {
                 out = NcclTestsOutput.parse(r.stdout());
             } catch (IllegalArgumentException e) {
-                return report.add(CheckResult.fail("nccl.busbw", "none", shown(expected, fraction), "all_reduce_perf failed: " + Probes.firstLine(r))).plan();
+                return report.add(CheckResult.fail("nccl.busbw", "none", shown(expected, fraction), "all_reduce_perf failed: " + Probes.firstLine(r)
+                        + ": run it by hand with NCCL_DEBUG=INFO to see why")).plan();
             }
             Optional<NcclTestsOutput.Row> largest = out.largest();
             if (!r.ok() || largest.isEmpty()) {
                 return report.add(CheckResult.fail("nccl.busbw", "none", shown(expected, fraction),
-                        "all_reduce_perf exit " + r.exitCode() + ": " + lastLine(Probes.output(r)))).plan();
+                        "all_reduce_perf exit " + r.exitCode() + ": " + lastLine(Probes.output(r))
+                                + ": run it by hand with NCCL_DEBUG=INFO to see why")).plan();
             }
             busbw = largest.get().outOfPlaceBusbw();
             out.averageBusbw().ifPresent(a -> report.measured("avg_busbw_gbps", a));
             if (out.outOfBounds() > 0) {
                 report.add(CheckResult.fail("nccl.correctness", out.outOfBounds() + " wrong", "0 wrong",
-                        "all_reduce_perf found values out of bounds: data corruption"));
+                        "all_reduce_perf found values out of bounds: data corruption: drain the node, reset the GPUs and run again;"
+                                + " if it stays, have the GPUs or NVLink serviced"));
             }
         } else {
             report.measured("tool", "pytorch");
@@ -113,7 +116,7 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
                 busbw = TorchAllReduceOutput.parse(r.stdout()).busbwGbps();
             } catch (IllegalArgumentException e) {
                 return report.add(CheckResult.fail("nccl.busbw", "none", shown(expected, fraction),
-                        "PyTorch all-reduce benchmark failed: " + e.getMessage())).plan();
+                        "PyTorch all-reduce benchmark failed: " + e.getMessage() + ": run it again with NCCL_DEBUG=INFO to see why")).plan();
             }
         }
         report.measured("busbw_gbps", busbw).measured("min_fraction", fraction);
@@ -127,10 +130,12 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
             String shown = shown(expected, fraction);
             if (busbw < floor) {
                 report.add(CheckResult.fail("nccl.busbw", measured, shown, String.format(Locale.ROOT, "below %.0f%% of %s GB/s%s",
-                        fraction * 100, Probes.figure(expected.get()), basis(expectation.get()))));
+                        fraction * 100, Probes.figure(expected.get()), basis(expectation.get()))
+                        + ": check the NVLinks (gpu_fabric), other processes on the GPUs and NCCL_* settings; drain the node if it stays"));
             } else if (busbw < expected.get() * warnFraction) {
                 report.add(CheckResult.warn("nccl.busbw", measured, shown, String.format(Locale.ROOT, "below %.0f%% of %s GB/s%s",
-                        warnFraction * 100, Probes.figure(expected.get()), basis(expectation.get()))));
+                        warnFraction * 100, Probes.figure(expected.get()), basis(expectation.get()))
+                        + ": watch it; check the NVLinks (gpu_fabric) when the node is idle"));
             } else {
                 report.add(CheckResult.pass("nccl.busbw", measured, shown));
             }

@@ -71,7 +71,8 @@ public final class RdmaCheckModule implements TaskModule {
         String peermem = loaded.stream().filter(PEERMEM::contains).findFirst().orElse("");
         report.measured("peermem", peermem);
         if (!modules.ok()) {
-            report.add(CheckResult.fail("rdma.peermem", "unknown", "nvidia_peermem loaded", "cannot read /proc/modules: " + Probes.firstLine(modules)));
+            report.add(new CheckResult("rdma.peermem", "unknown", "nvidia_peermem loaded", Verdict.UNKNOWN,
+                    "could not run: cannot read /proc/modules: " + Probes.firstLine(modules)));
         } else if (!loaded.contains("nvidia")) {
             report.add(CheckResult.skip("rdma.peermem", "NVIDIA driver not loaded: no GPU memory to reach"));
         } else if (peermem.isEmpty()) {
@@ -104,7 +105,8 @@ public final class RdmaCheckModule implements TaskModule {
             String detail = (unused.isEmpty() ? "" : "leaves out active " + String.join(", ", unused) + ": NCCL uses " + used
                     + " of " + active.size() + " rails")
                     + (unused.isEmpty() || unmatched.isEmpty() ? "" : "; ")
-                    + (unmatched.isEmpty() ? "" : "names " + String.join(", ", unmatched) + ", not on this node");
+                    + (unmatched.isEmpty() ? "" : "names " + String.join(", ", unmatched) + ", not on this node")
+                    + ": fix NCCL_IB_HCA for this node's group (or list the HCA left out on purpose in excluded)";
             return CheckResult.fail("rdma.nccl_ib_hca", measured, expected, detail);
         }
         return CheckResult.pass("rdma.nccl_ib_hca", measured, expected);

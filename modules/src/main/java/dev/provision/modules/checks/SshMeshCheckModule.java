@@ -89,7 +89,8 @@ public final class SshMeshCheckModule implements TaskModule {
         int reachable = peers.size() - errors.size();
         report.measured("reachable", (long) reachable).measured("unreachable", unreachable);
         report.add(CheckResult.of(errors.isEmpty(), "ssh_mesh.reachable", reachable + "/" + peers.size(), peers.size() + "/" + peers.size(),
-                "unreachable: " + String.join(", ", errors.entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")").toList())));
+                "unreachable: " + String.join(", ", errors.entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")").toList())
+                        + ": check sshd, the cluster key and the known hosts on those nodes (cluster.yml's ssh setup)"));
         return report.plan();
     }
 }

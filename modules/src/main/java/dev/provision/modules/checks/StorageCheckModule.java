@@ -85,7 +85,7 @@ public final class StorageCheckModule implements TaskModule {
             if (!mounted) {
                 // One row, not one per peer: every marker is "missing" for the same local reason.
                 return report.add(CheckResult.fail("storage.readback", "not mounted", "markers from " + peers.size() + " hosts",
-                        path + " is not mounted on this node")).plan();
+                        path + " is not mounted on this node: mount it (cluster.yml's shared storage), then run again")).plan();
             }
             long maxAge = params.integer("max_marker_age");
             for (Object peer : peers) {
@@ -95,14 +95,16 @@ public final class StorageCheckModule implements TaskModule {
         }
         report.add(CheckResult.of(mounted, "storage.mounted", fs.map(f -> f.target() + " (" + f.source() + ")").orElse("not found"),
                 mountpoint, fs.isEmpty() ? "findmnt failed: " + Probes.firstLine(findmnt)
-                        : path + " is on " + fs.get().target() + ", not a filesystem mounted at " + mountpoint));
+                        : path + " is on " + fs.get().target() + ", not a filesystem mounted at " + mountpoint
+                                + ": mount it (cluster.yml's shared storage, or mount " + mountpoint + ")"));
         Probes.expectation(params, "fstype").ifPresent(want -> report.add(CheckResult.of(
                 fs.map(f -> f.fstype().equals(want)).orElse(false), "storage.fstype", fs.map(FindmntOutput::fstype).orElse("none"),
-                want, "wrong filesystem type")));
+                want, "wrong filesystem type: mount the expected filesystem there, or fix fstype")));
         ProbeResult writable = context.host().probe("test", "-w", path);
         boolean readOnly = fs.map(FindmntOutput::readOnly).orElse(false);
         report.add(CheckResult.of(writable.ok() && !readOnly, "storage.writable", readOnly ? "read-only mount" : writable.ok() ? "writable" : "not writable",
-                "writable", readOnly ? "mounted read-only" : "no write permission on " + path));
+                "writable", readOnly ? "mounted read-only: remount it read-write (mount -o remount,rw), then check the server's export"
+                        : "no write permission on " + path + ": fix its owner and mode for the training user"));
 
         if (params.bool("write_marker")) {
             if (mounted) {
@@ -125,15 +127,16 @@ public final class StorageCheckModule implements TaskModule {
         String marker = path + "/" + MARKER_PREFIX + peer;
         Optional<byte[]> content = context.host().readFile(marker);
         if (content.isEmpty()) {
-            return CheckResult.fail(check, "missing", "marker from " + peer, marker + " not visible here: storage not shared");
+            return CheckResult.fail(check, "missing", "marker from " + peer, marker + " not visible here: storage not shared:"
+                    + " mount the same export (server and path) on every node");
         }
         String[] words = new String(content.get(), StandardCharsets.UTF_8).strip().split("\\s+");
         if (words.length != 3 || !words[0].equals("provision-preflight") || !words[1].equals(peer) || !words[2].matches("\\d+")) {
-            return CheckResult.fail(check, "unreadable", "marker from " + peer, marker + " does not hold a provision marker");
+            return CheckResult.fail(check, "unreadable", "marker from " + peer, marker + " does not hold a provision marker: remove it, then run again");
         }
         long age = clock.instant().getEpochSecond() - Long.parseLong(words[2]);
         return CheckResult.of(age <= maxAge, check, age + " s old", "<= " + maxAge + " s old",
-                "stale marker: " + peer + " did not write it in this run");
+                "stale marker: " + peer + " did not write it in this run: run the storage checks on every node together");
     }
 
     static String absolute(String param, String path) throws ModuleException {

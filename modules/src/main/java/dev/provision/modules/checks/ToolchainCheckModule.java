@@ -1,6 +1,7 @@
 package dev.provision.modules.checks;
 
 import dev.provision.modules.spi.CheckResult;
+import dev.provision.modules.spi.Verdict;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -64,14 +65,15 @@ public final class ToolchainCheckModule implements TaskModule {
         Map<String, String> tools = ToolPaths.parse(context.host().probe(ToolPaths.command(TOOLS).toArray(String[]::new)).stdout());
         String minGcc = params.string("min_gcc");
         if (!tools.containsKey("gcc")) {
-            report.add(CheckResult.fail("toolchain.gcc", "missing", ">= " + minGcc, "no gcc: CUDA extensions (FlashAttention, Apex) cannot build"));
+            report.add(CheckResult.fail("toolchain.gcc", "missing", ">= " + minGcc, "no gcc: CUDA extensions (FlashAttention, Apex) cannot build: install gcc (build-essential, gcc-c++)"));
         } else {
             ProbeResult gcc = context.host().probe(GCC.toArray(String[]::new));
             String version = gcc.stdout().strip();
             report.measured("gcc_version", version);
             report.add(CheckResult.of(gcc.ok() && Versions.compare(version, minGcc) >= 0, "toolchain.gcc", gcc.ok() ? version : "unknown",
-                    ">= " + minGcc, gcc.ok() ? "GCC " + version + " is older than " + minGcc + ": FlashAttention/Apex need it"
-                            : "gcc failed: " + Probes.firstLine(gcc)));
+                    ">= " + minGcc, gcc.ok() ? "GCC " + version + " is older than " + minGcc + ": FlashAttention/Apex need it: install a newer gcc"
+                            + " (gcc-toolset, ubuntu-toolchain)"
+                            : "gcc failed: " + Probes.firstLine(gcc) + ": reinstall gcc"));
         }
         numa(params, tools, context, report);
         Optional<String> runtime = Probes.expectation(params, "container_runtime");
@@ -80,17 +82,17 @@ public final class ToolchainCheckModule implements TaskModule {
             if (!List.of("docker", "podman", "enroot").contains(r)) {
                 throw new ModuleException("container_runtime: must be docker, podman or enroot, got '" + r + "'");
             }
-            report.add(CheckResult.of(tools.containsKey(r), "toolchain.container_runtime", tools.getOrDefault(r, "missing"), r, r + " not installed"));
+            report.add(CheckResult.of(tools.containsKey(r), "toolchain.container_runtime", tools.getOrDefault(r, "missing"), r, r + " not installed: install it (cluster.yml's container runtime)"));
             Optional<String> toolkit = ToolPaths.path(tools, "nvidia-ctk").or(() -> ToolPaths.path(tools, "nvidia-container-cli"));
             report.add(CheckResult.of(toolkit.isPresent(), "toolchain.container_toolkit", toolkit.orElse("missing"), "nvidia-ctk or nvidia-container-cli",
-                    "NVIDIA container toolkit missing: containers see no GPU"));
+                    "NVIDIA container toolkit missing: containers see no GPU: install nvidia-container-toolkit, then nvidia-ctk runtime configure"));
         }
         return report.plan();
     }
 
     private static void numa(Params params, Map<String, String> tools, TaskContext context, CheckReport report) throws ModuleException {
         if (!tools.containsKey("numactl")) {
-            report.add(CheckResult.fail("toolchain.numactl", "missing", "installed", "numactl missing: ranks cannot be bound to their GPU's NUMA node"));
+            report.add(CheckResult.fail("toolchain.numactl", "missing", "installed", "numactl missing: ranks cannot be bound to their GPU's NUMA node: install numactl"));
             return;
         }
         report.add(CheckResult.pass("toolchain.numactl", tools.get("numactl"), "installed"));
@@ -100,15 +102,17 @@ public final class ToolchainCheckModule implements TaskModule {
         Optional<Long> expected = params.optInteger("expected_numa_nodes");
         String shown = nodes.size() + " (" + nodes.stream().map(String::valueOf).collect(Collectors.joining(",")) + ")";
         if (nodes.isEmpty()) {
-            report.add(CheckResult.fail("toolchain.numa_nodes", "unknown", expected.map(String::valueOf).orElse(">= 1"),
-                    "numactl --hardware failed: " + Probes.firstLine(hw)));
+            report.add(new CheckResult("toolchain.numa_nodes", "unknown", expected.map(String::valueOf).orElse(">= 1"), Verdict.UNKNOWN,
+                    "could not run: numactl --hardware failed: " + Probes.firstLine(hw)));
             return;
         }
         report.add(expected.map(n -> CheckResult.of(nodes.size() == n, "toolchain.numa_nodes", shown, String.valueOf(n),
-                        "NUMA nodes hidden (BIOS NPS/SNC setting, or a VM): ranks cannot be placed near their GPU"))
+                        "NUMA nodes hidden (BIOS NPS/SNC setting, or a VM): ranks cannot be placed near their GPU: set the BIOS NUMA"
+                                + " setting as on the other nodes, or fix expected_numa_nodes"))
                 .orElse(CheckResult.pass("toolchain.numa_nodes", shown, "-")));
         if (!tools.containsKey("nvidia-smi")) {
-            report.add(CheckResult.skip("toolchain.gpu_numa_affinity", "no nvidia-smi"));
+            report.add(CheckResult.unknown("toolchain.gpu_numa_affinity", "could not run: nvidia-smi not found:"
+                    + " install the NVIDIA driver's utilities (see the gpu check)"));
             return;
         }
         ProbeResult topo = context.host().probe(NumaTopology.TOPO.toArray(String[]::new));
@@ -117,7 +121,8 @@ public final class ToolchainCheckModule implements TaskModule {
 
     static CheckResult affinity(Map<String, String> gpus, List<Integer> nodes) {
         if (gpus.isEmpty()) {
-            return CheckResult.skip("toolchain.gpu_numa_affinity", "nvidia-smi topo -m lists no GPU");
+            return CheckResult.unknown("toolchain.gpu_numa_affinity", "could not judge: nvidia-smi topo -m lists no GPU"
+                    + " (see the gpu check)");
         }
         List<String> unknown = gpus.entrySet().stream()
                 .filter(e -> NumaTopology.ranges(e.getValue()).isEmpty() || !nodes.containsAll(NumaTopology.ranges(e.getValue())))
@@ -125,6 +130,7 @@ public final class ToolchainCheckModule implements TaskModule {
         String measured = gpus.values().stream().collect(Collectors.toCollection(TreeSet::new)).stream().collect(Collectors.joining(", "));
         String expected = "nodes " + nodes.stream().map(String::valueOf).collect(Collectors.joining(","));
         return CheckResult.of(unknown.isEmpty(), "toolchain.gpu_numa_affinity", "nodes " + measured, expected,
-                "GPU NUMA affinity unknown or outside numactl's nodes: " + String.join(", ", unknown));
+                "GPU NUMA affinity unknown or outside numactl's nodes: " + String.join(", ", unknown)
+                        + ": check the BIOS NUMA settings against nvidia-smi topo -m");
     }
 }

@@ -1,14 +1,16 @@
 /**
- * Pre-flight readiness checks ({@code gpu}, {@code gpu_fabric}, {@code cuda_stack},
+ * Pre-flight readiness checks ({@code gpu}, {@code gpu_fabric}, {@code gpu_acceptance}, {@code dcgm_diag}, {@code cuda_stack},
  * {@code nccl_bandwidth}, {@code ib}, {@code rdma}, {@code clock}, {@code limits_check},
  * {@code storage}, {@code checkpoint_storage}, {@code toolchain}, {@code image_consistency},
  * {@code ssh_mesh}): can this node train?
  *
  * <p>Each check module probes the host read-only, hands the output to a pure parser (one per tool:
  * {@code NvidiaSmiCsv}, {@code NvidiaSmiQuery}, {@code NcclTestsOutput}, {@code IbStatus},
- * {@code ChronyTracking}, {@code KernelXid}, {@code NvlinkStatus}, {@code DfOutput}, {@code DdOutput}, ...) and returns a converged {@link dev.provision.modules.spi.Plan} whose
+ * {@code ChronyTracking}, {@code KernelXid}, {@code NvlinkStatus}, {@code DfOutput}, {@code DdOutput}, {@code DcgmDiagOutput}, ...) and returns a converged {@link dev.provision.modules.spi.Plan} whose
  * {@code result} holds the table ({@link CheckReport#CHECKS}: one {@link CheckResult#toMap()} per
- * row), {@code failed: true} when any row failed, and the measured values the engine compares
+ * row; each row's verdict is one of {@link dev.provision.modules.spi.Verdict}'s PASS, WARN, FAIL,
+ * UNKNOWN (could not run or judge) and SKIP (does not apply), a WARN or FAIL saying what to do
+ * next), {@code failed: true} when any row failed, and the measured values the engine compares
  * across the fleet. Checks do not throw on a failed verdict: the engine needs the table of a
  * failing host too, and fails the task itself when {@code result.failed} is true. The checks
  * that write ({@code storage} with {@code write_marker}, {@code checkpoint_storage} with

@@ -42,8 +42,17 @@ public record CheckResult(String check, String measured, String expected, Verdic
         return new CheckResult(check, measured, expected, Verdict.WARN, detail);
     }
 
+    /** The check does not apply here; {@code detail} says why. */
     public static CheckResult skip(String check, String detail) {
         return new CheckResult(check, "-", "-", Verdict.SKIP, detail);
+    }
+
+    /**
+     * The check could not run or could not judge (a tool missing, permission denied, a timeout,
+     * output that does not parse); {@code detail} says what stopped it and what an operator does next.
+     */
+    public static CheckResult unknown(String check, String detail) {
+        return new CheckResult(check, "-", "-", Verdict.UNKNOWN, detail);
     }
 
     /** Pass when {@code ok}, otherwise fail with {@code detail}. */

@@ -73,6 +73,16 @@ final class ChecksFixtures {
         assertEquals(verdict.word(), row(plan, check).get("verdict"), () -> "row " + row(plan, check));
     }
 
+    /**
+     * A WARN or FAIL row's detail: the diagnosis, then the action an operator takes next (the result
+     * contract: every such row says what to do).
+     */
+    static void assertDetail(String diagnosis, Object detail) {
+        String text = String.valueOf(detail);
+        assertTrue(text.startsWith(diagnosis + ": ") && text.length() > diagnosis.length() + 2,
+                () -> "expected '" + diagnosis + ": <what to do>', got '" + text + "'");
+    }
+
     static boolean failed(Plan plan) {
         return Boolean.TRUE.equals(plan.result().get(CheckReport.FAILED));
     }

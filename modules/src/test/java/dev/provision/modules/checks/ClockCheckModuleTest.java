@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import static dev.provision.modules.checks.ChecksFixtures.assertDetail;
 import dev.provision.modules.spi.Verdict;
 import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
 import static dev.provision.modules.checks.ChecksFixtures.failed;
@@ -65,7 +66,7 @@ class ClockCheckModuleTest {
         Plan plan = plan(host("1796218580.05", load("synthetic/chronyc-no-daemon.txt").probe()), Args.of());
         assertTrue(failed(plan));
         assertVerdict(plan, "clock.chronyd", Verdict.FAIL);
-        assertEquals("chronyd not running: 506 Cannot talk to daemon", row(plan, "clock.chronyd").get("detail"));
+        assertDetail("chronyd not running: 506 Cannot talk to daemon", row(plan, "clock.chronyd").get("detail"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import static dev.provision.modules.checks.ChecksFixtures.assertDetail;
 import dev.provision.modules.spi.CheckResult;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,7 +78,7 @@ class FleetTest {
         var rows = new NcclBandwidthCheckModule().compare(results(
                 "a", "busbw_gbps", 480.0, "b", "busbw_gbps", 120.0, "c", "busbw_gbps", 300.0, "d", "busbw_gbps", 481.0, "e", "busbw_gbps", 479.0));
         assertEquals("fail", verdict(rows, "b"));
-        assertEquals("below the fleet median: b, c (2 of 5 hosts)", rows.get("c").get(0).toMap().get("detail"));
+        assertDetail("below the fleet median: b, c (2 of 5 hosts)", rows.get("c").get(0).toMap().get("detail"));
         assertEquals("120 GB/s", rows.get("b").get(0).toMap().get("measured"));
         assertEquals(">= 383.2 GB/s (80% of fleet median 479)", rows.get("b").get(0).toMap().get("expected"));
     }
@@ -95,7 +96,7 @@ class FleetTest {
         assertEquals("gpu.pcie_width_vs_fleet", width.get("check"));
         assertEquals("fail", width.get("verdict"));
         assertEquals("8 lanes", width.get("measured"));
-        assertEquals("below the fleet median: gpu7 (1 of 20 hosts)", width.get("detail"));
+        assertDetail("below the fleet median: gpu7 (1 of 20 hosts)", width.get("detail"));
         assertEquals("pass", rows.get("gpu8").get(1).toMap().get("verdict"));
     }
 

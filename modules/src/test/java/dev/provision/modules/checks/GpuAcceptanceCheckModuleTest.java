@@ -73,8 +73,9 @@ class GpuAcceptanceCheckModuleTest {
     @Test
     void theBudgetShortensTheTierAndNoFiguresIsUnknownNotPass() throws Exception {
         Plan plan = plan("Traceback ...\nRuntimeError: CUDA driver version is insufficient\n", 1, Args.of("tier", "full", "budget", 4));
-        assertVerdict(plan, "gpu_acceptance.run", Verdict.SKIP);
-        assertTrue(((String) row(plan, "gpu_acceptance.run").get("detail")).startsWith("unknown: the benchmark gave no verdict"));
+        assertVerdict(plan, "gpu_acceptance.run", Verdict.UNKNOWN);
+        assertFalse(failed(plan));
+        assertTrue(((String) row(plan, "gpu_acceptance.run").get("detail")).startsWith("could not judge: the benchmark gave no figures"));
         assertEquals(1L, plan.result().get("seconds_per_measurement"));
     }
 

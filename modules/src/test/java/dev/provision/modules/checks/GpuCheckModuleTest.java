@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import static dev.provision.modules.checks.ChecksFixtures.assertDetail;
 import dev.provision.modules.spi.Verdict;
 import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
 import static dev.provision.modules.checks.ChecksFixtures.failed;
@@ -137,11 +138,11 @@ class GpuCheckModuleTest {
         assertEquals("fail", link.get("verdict"));
         assertEquals("Gen5 x16, Gen4 x8", link.get("measured"));
         assertEquals("Gen5 x16", link.get("expected"));
-        assertEquals("degraded PCIe link: GPU 3B:00.0 at Gen4 x8 (x16 possible)", link.get("detail"));
+        assertDetail("degraded PCIe link: GPU 3B:00.0 at Gen4 x8 (x16 possible)", link.get("detail"));
         assertVerdict(plan, "gpu.persistence_mode", Verdict.FAIL);
-        assertTrue(((String) row(plan, "gpu.persistence_mode").get("detail")).endsWith("(GPU 3B:00.0)"));
+        assertTrue(((String) row(plan, "gpu.persistence_mode").get("detail")).contains("(GPU 3B:00.0): enable it"));
         assertVerdict(plan, "gpu.throttle", Verdict.FAIL);
-        assertEquals("hardware is lowering clocks: GPU 3B:00.0: HW Slowdown, HW Thermal Slowdown", row(plan, "gpu.throttle").get("detail"));
+        assertDetail("hardware is lowering clocks: GPU 3B:00.0: HW Slowdown, HW Thermal Slowdown", row(plan, "gpu.throttle").get("detail"));
         assertVerdict(plan, "gpu.temperature", Verdict.FAIL);
         assertEquals("91 C (hottest)", row(plan, "gpu.temperature").get("measured"));
         assertVerdict(plan, "gpu.recovery_action", Verdict.FAIL);
@@ -184,13 +185,15 @@ class GpuCheckModuleTest {
     }
 
     @Test
-    void applicationXidOnlyWarnsAndAnUnreadableLogIsSkipped() throws Exception {
+    void applicationXidOnlyWarnsAndAnUnreadableLogIsNotJudged() throws Exception {
         Plan warn = plan(answering("h200-1gpu/nvidia-smi-csv-checks.txt", "h200-1gpu/nvidia-smi-q.txt",
                 "synthetic/kernel-log-xid13-dmesg.txt"), Args.of());
         assertVerdict(warn, "gpu.xid", Verdict.WARN);
         assertFalse(failed(warn));
-        Plan skip = plan(answering("h200-1gpu/nvidia-smi-csv-checks.txt", "h200-1gpu/nvidia-smi-q.txt",
+        Plan unreadable = plan(answering("h200-1gpu/nvidia-smi-csv-checks.txt", "h200-1gpu/nvidia-smi-q.txt",
                 "synthetic/kernel-log-unreadable.txt"), Args.of());
-        assertVerdict(skip, "gpu.xid", Verdict.SKIP);
+        assertVerdict(unreadable, "gpu.xid", Verdict.UNKNOWN);
+        assertFalse(failed(unreadable), "could not judge is not a failure");
+        assertTrue(((String) row(unreadable, "gpu.xid").get("detail")).contains("become: true"), "says what to do");
     }
 }

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import static dev.provision.modules.checks.ChecksFixtures.assertDetail;
 import dev.provision.modules.spi.Verdict;
 import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
 import static dev.provision.modules.checks.ChecksFixtures.failed;
@@ -67,7 +68,7 @@ class GpuFabricCheckModuleTest {
         Map<String, Object> nvlink = row(plan, "gpu_fabric.nvlink");
         assertEquals("fail", nvlink.get("verdict"));
         assertEquals("17-18 up per GPU", nvlink.get("measured"));
-        assertEquals("NVLinks down: GPU 3: 17 of 18 up, down: 7", nvlink.get("detail"));
+        assertDetail("NVLinks down: GPU 3: 17 of 18 up, down: 7", nvlink.get("detail"));
         assertEquals(17L, plan.result().get("nvlink_active_min"));
     }
 

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import static dev.provision.modules.checks.ChecksFixtures.assertDetail;
 import dev.provision.modules.spi.Verdict;
 import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
 import static dev.provision.modules.checks.ChecksFixtures.failed;
@@ -50,7 +51,7 @@ class IbCheckModuleTest {
         Plan plan = plan(new FakeContext(host, controller).variable("NCCL_IB_HCA", "=mlx5_0,mlx5_1"), Args.of("expected_rate", 400));
         assertVerdict(plan, "ib.mlx5_0/1", Verdict.PASS);
         assertVerdict(plan, "ib.mlx5_1/1", Verdict.FAIL);
-        assertEquals("port is Down/Polling", row(plan, "ib.mlx5_1/1").get("detail"));
+        assertDetail("port is Down/Polling", row(plan, "ib.mlx5_1/1").get("detail"));
         assertVerdict(plan, "ib.mlx5_2/1", Verdict.FAIL);
         assertVerdict(plan, "ib.nccl_ib_hca", Verdict.PASS);
         assertEquals(3, ((List<?>) plan.result().get("ports")).size());
@@ -74,6 +75,6 @@ class IbCheckModuleTest {
                 .probe(List.of("printenv", "NCCL_IB_HCA"), new ProbeResult(1, "", ""));
         Plan plan = plan(new FakeContext(host, controller), Args.of("link_layer", "InfiniBand"));
         assertVerdict(plan, "ib.nccl_ib_hca", Verdict.SKIP);
-        assertEquals("link layer is Ethernet", row(plan, "ib.mlx5_2/1").get("detail"));
+        assertDetail("link layer is Ethernet", row(plan, "ib.mlx5_2/1").get("detail"));
     }
 }

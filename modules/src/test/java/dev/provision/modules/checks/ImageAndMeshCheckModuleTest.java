@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import static dev.provision.modules.checks.ChecksFixtures.assertDetail;
 import dev.provision.modules.spi.Verdict;
 import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
 import static dev.provision.modules.checks.ChecksFixtures.failed;
@@ -61,7 +62,7 @@ class ImageAndMeshCheckModuleTest {
         FakeHost missing = new FakeHost().probe(ImageConsistencyCheckModule.command("podman", "train"),
                 new ProbeResult(125, "", "Error: train: image not known"));
         Plan none = image(missing, Args.of("image", "train"));
-        assertEquals("image train not present: Error: train: image not known", row(none, "image.digest").get("detail"));
+        assertDetail("image train not present: Error: train: image not known", row(none, "image.digest").get("detail"));
     }
 
     @Test
@@ -72,7 +73,7 @@ class ImageAndMeshCheckModuleTest {
         Plan plan = mesh(host, Args.of("peers", peers));
         assertTrue(failed(plan));
         assertEquals("2/3", row(plan, "ssh_mesh.reachable").get("measured"));
-        assertEquals("unreachable: node03 (Host key verification failed.)", row(plan, "ssh_mesh.reachable").get("detail"));
+        assertDetail("unreachable: node03 (Host key verification failed.)", row(plan, "ssh_mesh.reachable").get("detail"));
         assertEquals(List.of(Map.of("peer", "node03", "error", "Host key verification failed.")), plan.result().get("unreachable"));
     }
 

@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import static dev.provision.modules.checks.ChecksFixtures.assertDetail;
 import dev.provision.modules.spi.Verdict;
 import static dev.provision.modules.checks.ChecksFixtures.assertVerdict;
 import static dev.provision.modules.checks.ChecksFixtures.failed;
@@ -55,7 +56,7 @@ class StorageCheckModuleTest {
                 .probe(List.of("test", "-w", "/shared"), new ProbeResult(0, "", ""));
         Plan plan = plan(host, Args.of("path", "/shared", "write_marker", true));
         assertVerdict(plan, "storage.mounted", Verdict.FAIL);
-        assertEquals("/shared is on /, not a filesystem mounted at /shared", row(plan, "storage.mounted").get("detail"));
+        assertDetail("/shared is on /, not a filesystem mounted at /shared", row(plan, "storage.mounted").get("detail"));
         assertTrue(plan.isEmpty(), "a marker would land on the local disk");
     }
 
@@ -94,7 +95,7 @@ class StorageCheckModuleTest {
         Plan plan = plan(host, Args.of("path", "/shared", "read_markers_from", List.of("node01", "node02")));
         assertEquals(List.of("storage.readback"), List.copyOf(ChecksFixtures.rows(plan).keySet()));
         assertVerdict(plan, "storage.readback", Verdict.FAIL);
-        assertEquals("/shared is not mounted on this node", row(plan, "storage.readback").get("detail"));
+        assertDetail("/shared is not mounted on this node", row(plan, "storage.readback").get("detail"));
         assertEquals("markers from 2 hosts", row(plan, "storage.readback").get("expected"));
     }
 
@@ -105,7 +106,7 @@ class StorageCheckModuleTest {
                 .probe(List.of("test", "-w", "/shared"), new ProbeResult(1, "", ""));
         Plan plan = plan(host, Args.of("path", "/shared"));
         assertVerdict(plan, "storage.writable", Verdict.FAIL);
-        assertEquals("mounted read-only", row(plan, "storage.writable").get("detail"));
+        assertDetail("mounted read-only", row(plan, "storage.writable").get("detail"));
     }
 
     @Test

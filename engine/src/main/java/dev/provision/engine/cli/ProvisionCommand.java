@@ -129,6 +129,15 @@ public final class ProvisionCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write a machine-readable report to FILE.")
     Path json;
 
+    @Option(names = "--save-baseline", paramLabel = "FILE", description = "Also write this run's figures (the --json report) "
+            + "to FILE: the acceptance baseline a later run compares each node with (--baseline).")
+    Path saveBaseline;
+
+    @Option(names = "--baseline", paramLabel = "FILE", description = "Judge each node also against its own figures in FILE "
+            + "(an earlier run's --save-baseline or --json report): gpu_acceptance's *_vs_baseline rows "
+            + "(the same as -e acceptance_baseline=FILE).")
+    Path baseline;
+
     @Option(names = "--profile", description = "After the recap, per task: hosts, time (median, slowest) and round trips "
             + "to each host (median, most): where the run's time went.")
     boolean profile;
@@ -305,8 +314,19 @@ public final class ProvisionCommand implements Callable<Integer> {
             // one line, whatever the number: a directory kept with keys and notes beside it is common
             err.println("[WARNING]: inventory: skipped what is not an inventory: " + String.join(", ", inv.skippedFiles()));
         }
+        List<String> vars = new ArrayList<>();
+        if (baseline != null) {
+            if (!java.nio.file.Files.isReadable(baseline)) {
+                err.println("provision: --baseline " + baseline + ": no such readable file (an earlier run's --save-baseline or --json report)");
+                return ExitCode.USAGE;
+            }
+            // first, so that an explicit -e acceptance_baseline still wins, as -e always does
+            vars.add(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
+                    java.util.Map.of("acceptance_baseline", baseline.toAbsolutePath().toString())));
+        }
+        vars.addAll(extraVars);
         RunOptions options = new RunOptions(check, diff, tags, skipTags, forks,
-                ExtraVars.parse(extraVars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length,
+                ExtraVars.parse(vars), Optional.ofNullable(limit), Optional.ofNullable(startAtTask), verbose.length,
                 Duration.ofSeconds(taskTimeout));
         TemplateEngine templates = new TemplateEngine(templateRoots());
         RunChecks.playbook(book, options, templates);
@@ -323,7 +343,8 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (becomePassword.isEmpty()) {
             return ExitCode.USAGE;
         }
-        JsonReport report = json == null ? null : new JsonReport(json);
+        Path reportPath = json != null ? json : saveBaseline;
+        JsonReport report = reportPath == null ? null : new JsonReport(reportPath);
         RunListener listener = listener(report);
         PlanRecording recording = new PlanRecording();
         RunSummary summary;
@@ -349,6 +370,18 @@ public final class ProvisionCommand implements Callable<Integer> {
     }
 
     /** The recap, the hints and the exit code of a run (or of an apply). */
+    /** --save-baseline beside --json: the same report, written whole or not at all (temp, then rename). */
+    private void saveBaselineCopy() {
+        try {
+            Path target = saveBaseline.toAbsolutePath();
+            Path tmp = java.nio.file.Files.createTempFile(target.getParent(), ".provision-baseline-", ".tmp");
+            java.nio.file.Files.copy(json, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            java.nio.file.Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.io.IOException e) {
+            err.println("WARNING: could not write the baseline " + saveBaseline + ": " + e.getMessage());
+        }
+    }
+
     private ExitCode finish(RunSummary summary, RunListener listener, JsonReport report, Set<String> changedKeys) {
         if (summary.interrupted()) {
             listener.warning("the run was interrupted: no task started after that; the hosts are as the recap says");
@@ -359,7 +392,9 @@ public final class ProvisionCommand implements Callable<Integer> {
         listener.recap(summary.stats(), retry.isEmpty() ? "" : retryCommand(retry, List.of()));
         printAcceptReplacedCommand(summary.unreachableHosts().stream().filter(changedKeys::contains).toList());
         if (report != null && report.failure().isPresent()) {
-            err.println("WARNING: could not write the JSON report " + json + ": " + report.failure().get().getMessage());
+            err.println("WARNING: could not write the JSON report " + (json != null ? json : saveBaseline) + ": " + report.failure().get().getMessage());
+        } else if (report != null && json != null && saveBaseline != null) {
+            saveBaselineCopy();
         }
         if (html != null && html.failure().isPresent()) {
             err.println("WARNING: could not write the HTML report " + htmlReport + ": " + html.failure().get().getMessage());

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@code gpu_acceptance} through {@code playbooks/preflight.yml} on test-cluster nodes, which have no
  * GPU: each node's "python" is a script that prints what the benchmark printed on a real H200 (idle,
  * or while another process kept it busy: the fixtures under {@code fixtures/h200-1gpu/}) and notes
- * the arguments it was given. An acceptance run becomes the baseline; a later run with one node
+ * the arguments it was given. An acceptance run becomes the baseline ({@code --save-baseline}); a
+ * later run ({@code --baseline}) with one node
  * busy names it against the reference, the fleet and its own baseline, and writes its drain line;
  * a node that cannot run the benchmark is "not judged" (exit 8), never passed; the tier sets how
  * long the benchmark runs.
@@ -80,7 +81,7 @@ class GpuAcceptanceIT {
     @Order(1)
     void anAcceptanceRunPassesAndItsReportBecomesTheBaseline() throws Exception {
         baseline = cluster.tmp().resolve("accepted.json");
-        Result run = preflight("--json", baseline.toString(), "-e", "acceptance_tier=quick");
+        Result run = preflight("--save-baseline", baseline.toString(), "-e", "acceptance_tier=quick");
         assertEquals(0, run.exitCode(), run.output());
         PreflightIT.Report report = PreflightIT.Report.read(baseline);
         for (int k = 1; k <= NODES; k++) {
@@ -99,7 +100,7 @@ class GpuAcceptanceIT {
         plant(BUSY, "gpu-acceptance-busy.txt");
         Path json = cluster.tmp().resolve("busy.json");
         Path drain = cluster.tmp().resolve("drain.sh");
-        Result run = preflight("--json", json.toString(), "--drain-file", drain.toString(), "-e", "acceptance_baseline=" + baseline);
+        Result run = preflight("--json", json.toString(), "--drain-file", drain.toString(), "--baseline", baseline.toString());
         assertEquals(2, run.exitCode(), run.output());
         PreflightIT.Report report = PreflightIT.Report.read(json);
         String busy = node(BUSY);
@@ -118,6 +119,10 @@ class GpuAcceptanceIT {
         assertEquals(1, lines.size(), String.join("\n", lines));
         assertTrue(lines.get(0).contains("nodename=" + busy) && lines.get(0).contains("gpu_acceptance.gpu0.gemm"), lines.get(0));
         plant(BUSY, "gpu-acceptance.txt");
+
+        Result missing = preflight("--baseline", cluster.tmp().resolve("no-such.json").toString());
+        assertEquals(5, missing.exitCode(), missing.output());
+        assertTrue(missing.output().contains("--baseline") && missing.output().contains("no-such.json"), missing.output());
     }
 
     @Test

@@ -20,8 +20,8 @@ import java.util.Map;
  * or any command lines a host view would send alone ({@link ReadAhead}). Each runs in a subshell
  * of its own, as it would alone (no variable or {@code exit} of one reaches another), its
  * standard output and error and exit status framed by a boundary line that holds a random token,
- * so that no output can end another. The shell adds no program of its own per command (the
- * subshell and the substitution that keeps its error output are forks).
+ * so that no output can end another. The shell adds no program of its own per command, and one
+ * fork: the substitution that keeps its error output is the command's subshell.
  */
 final class ProbeBatch {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -86,15 +86,20 @@ final class ProbeBatch {
     }
 
     /**
-     * One command line, in a subshell of its own: its output goes out as it comes, its error output
-     * is kept by a command substitution (a fork, no program, no temp file) and sent after the status.
-     * The line stands on lines of its own: it may end in a comment or a here-document. The batch's
-     * variables have names no command line of the engine uses.
+     * One command line, in a subshell of its own: the command substitution that keeps its error
+     * output (one fork, no program, no temp file); its output goes out as it comes. The status
+     * follows the error output behind the boundary; a read that calls {@code exit} ends the
+     * substitution before that, and its status is the substitution's (its error output then loses
+     * its trailing newlines; a write runs in a subshell of its own, so never). The line stands on lines of its own: it may end in a comment or a
+     * here-document. The batch's variables have names no command line of the engine uses.
      */
     private static void append(StringBuilder script, String line, boolean withInput, String boundary) {
-        script.append("{ pv_e=$( { (\n").append(line).append("\n) ").append(withInput ? "" : "</dev/null ")
-                .append("3>&-; } 2>&1 1>&3 3>&-; printf '/%s' \"$?\" ); } 3>&1\n")
-                .append("pv_r=${pv_e##*/}; pv_e=${pv_e%/*}\n")
+        // a write keeps its error output exact, exit or not: its own subshell inside the substitution
+        script.append("{ pv_e=$( ").append(withInput ? "(" : "{").append("\n").append(line).append("\n")
+                .append(withInput ? ") " : "} </dev/null ")
+                .append("2>&1 1>&3 3>&-; printf '%s%s' ").append(boundary).append(" \"$?\" ); pv_r=$?; } 3>&1\n")
+                .append("case $pv_e in *").append(boundary).append("*) pv_r=${pv_e##*").append(boundary)
+                .append("}; pv_e=${pv_e%").append(boundary).append("*};; esac\n")
                 .append("printf '\\n%s %s\\n%s%s\\n' ").append(boundary).append(" \"$pv_r\" \"$pv_e\" ").append(boundary).append('\n');
     }
 

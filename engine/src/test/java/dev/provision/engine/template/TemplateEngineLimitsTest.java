@@ -48,7 +48,9 @@ class TemplateEngineLimitsTest {
     void functionAndEvalThatCallThemselvesToo() {
         assertTrue(failure("<#function f x><#return f(x)></#function>${f(1)}").contains("recursion too deep"));
         String eval = failure("<#assign e = \"e?eval\">${e?eval}");
-        assertTrue(eval.contains("recursion too deep") || eval.contains("allocates more than 64 MiB"), eval);
+        // whichever guard stops it first, by the load of the machine: depth, memory or CPU time
+        assertTrue(eval.contains("recursion too deep") || eval.contains("allocates more than 64 MiB")
+                || eval.contains("takes more than 300 ms of CPU time"), eval);
     }
 
     @Test

@@ -343,8 +343,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (becomePassword.isEmpty()) {
             return ExitCode.USAGE;
         }
-        Path reportPath = json != null ? json : saveBaseline;
-        JsonReport report = reportPath == null ? null : new JsonReport(reportPath);
+        JsonReport report = reportFile() == null ? null : new JsonReport(reportFile());
         RunListener listener = listener(report);
         PlanRecording recording = new PlanRecording();
         RunSummary summary;
@@ -369,7 +368,11 @@ public final class ProvisionCommand implements Callable<Integer> {
         return code;
     }
 
-    /** The recap, the hints and the exit code of a run (or of an apply). */
+    /** Where the --json report goes: --json, else --save-baseline (the same report). */
+    private Path reportFile() {
+        return json != null ? json : saveBaseline;
+    }
+
     /** --save-baseline beside --json: the same report, written whole or not at all (temp, then rename). */
     private void saveBaselineCopy() {
         try {
@@ -382,6 +385,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         }
     }
 
+    /** The recap, the hints and the exit code of a run (or of an apply). */
     private ExitCode finish(RunSummary summary, RunListener listener, JsonReport report, Set<String> changedKeys) {
         if (summary.interrupted()) {
             listener.warning("the run was interrupted: no task started after that; the hosts are as the recap says");
@@ -392,7 +396,7 @@ public final class ProvisionCommand implements Callable<Integer> {
         listener.recap(summary.stats(), retry.isEmpty() ? "" : retryCommand(retry, List.of()));
         printAcceptReplacedCommand(summary.unreachableHosts().stream().filter(changedKeys::contains).toList());
         if (report != null && report.failure().isPresent()) {
-            err.println("WARNING: could not write the JSON report " + (json != null ? json : saveBaseline) + ": " + report.failure().get().getMessage());
+            err.println("WARNING: could not write the JSON report " + reportFile() + ": " + report.failure().get().getMessage());
         } else if (report != null && json != null && saveBaseline != null) {
             saveBaselineCopy();
         }

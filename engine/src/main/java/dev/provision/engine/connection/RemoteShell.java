@@ -8,9 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -85,7 +83,6 @@ final class RemoteShell implements AutoCloseable {
             """;
     private static final Pattern READY_LINE = Pattern.compile("READY (/tmp/provision\\.[A-Za-z0-9]{8}) ([z-])");
     private static final int MAX_LINE = 4096;
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Session session;
     private final Session.Command shell;
@@ -175,7 +172,7 @@ final class RemoteShell implements AutoCloseable {
     }
 
     /** The token that frames the answer of the command sent last. */
-    private byte[] token;
+    private String token;
 
     /** Sends {@code request}; {@link #result} waits for its end. */
     void submit(ExecRequest request) throws IOException {
@@ -185,17 +182,14 @@ final class RemoteShell implements AutoCloseable {
             script.write(StdinDocuments.of(stdin, gzip));
             input = "\"$__pv_d/i\"";
         }
-        byte[] random = new byte[16];
-        RANDOM.nextBytes(random);
-        String word = "PROVISION-" + HexFormat.of().formatHex(random);
-        token = word.getBytes(StandardCharsets.US_ASCII);
-        send("__pv " + ShellWords.quote(request.commandLine()) + ' ' + input + ' ' + word + '\n');
+        token = Boundary.random("PROVISION-");
+        send("__pv " + ShellWords.quote(request.commandLine()) + ' ' + input + ' ' + token + '\n');
     }
 
     /** Waits for the command sent by {@link #submit} to end and returns its status and outputs. */
     ExecResult result() throws IOException {
-        byte[] head = concat(new byte[] {'\n'}, token, new byte[] {' '});
-        byte[] tail = concat(token, new byte[] {'\n'});
+        byte[] head = ("\n" + token + " ").getBytes(StandardCharsets.US_ASCII);
+        byte[] tail = (token + "\n").getBytes(StandardCharsets.US_ASCII);
         Answer answer = new Answer();
         int h = answer.readUntil(head, 0);
         int statusEnd = answer.readUntil(new byte[] {'\n'}, h + head.length);
@@ -223,7 +217,7 @@ final class RemoteShell implements AutoCloseable {
         int readUntil(byte[] marker, int from) throws IOException {
             int searched = from;
             while (true) {
-                int at = indexOf(bytes, length, marker, searched);
+                int at = Boundary.indexOf(bytes, length, marker, searched);
                 if (at >= 0) {
                     return at;
                 }
@@ -239,27 +233,6 @@ final class RemoteShell implements AutoCloseable {
                 length += n;
             }
         }
-    }
-
-    private static int indexOf(byte[] in, int length, byte[] what, int from) {
-        outer:
-        for (int i = Math.max(0, from); i <= length - what.length; i++) {
-            for (int j = 0; j < what.length; j++) {
-                if (in[i + j] != what[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
-    }
-
-    private static byte[] concat(byte[]... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] part : parts) {
-            out.writeBytes(part);
-        }
-        return out.toByteArray();
     }
 
     boolean isOpen() {

@@ -1,16 +1,15 @@
 package dev.provision.engine.exec;
 
+import dev.provision.engine.connection.Boundary;
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecRequest;
 import dev.provision.engine.connection.ExecResult;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.text.ShellWords;
-import java.security.SecureRandom;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +23,6 @@ import java.util.Map;
  * fork: the substitution that keeps its error output is the command's subshell.
  */
 final class ProbeBatch {
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private ProbeBatch() {
     }
@@ -80,9 +78,7 @@ final class ProbeBatch {
     }
 
     private static String boundary() {
-        byte[] token = new byte[16];
-        RANDOM.nextBytes(token);
-        return "PROVISION-PROBE-" + HexFormat.of().formatHex(token);
+        return Boundary.random("PROVISION-PROBE-");
     }
 
     /**
@@ -90,8 +86,9 @@ final class ProbeBatch {
      * output (one fork, no program, no temp file); its output goes out as it comes. The status
      * follows the error output behind the boundary; a read that calls {@code exit} ends the
      * substitution before that, and its status is the substitution's (its error output then loses
-     * its trailing newlines; a write runs in a subshell of its own, so never). The line stands on lines of its own: it may end in a comment or a
-     * here-document. The batch's variables have names no command line of the engine uses.
+     * its trailing newlines; a write runs in a subshell of its own, so never). The line stands on
+     * lines of its own: it may end in a comment or a here-document. The batch's variables have names
+     * no command line of the engine uses.
      */
     private static void append(StringBuilder script, String line, boolean withInput, String boundary) {
         // a write keeps its error output exact, exit or not: its own subshell inside the substitution
@@ -110,13 +107,13 @@ final class ProbeBatch {
         List<ExecResult> answers = new ArrayList<>();
         int at = 0;
         for (int n = 0; n < count; n++) {
-            int h = indexOf(out, head, at);
+            int h = Boundary.indexOf(out, out.length, head, at);
             if (h < 0) {
                 return List.of();
             }
             int statusFrom = h + head.length;
-            int statusEnd = indexOf(out, new byte[] {'\n'}, statusFrom);
-            int t = statusEnd < 0 ? -1 : indexOf(out, tail, statusEnd + 1);
+            int statusEnd = Boundary.indexOf(out, out.length, new byte[] {'\n'}, statusFrom);
+            int t = statusEnd < 0 ? -1 : Boundary.indexOf(out, out.length, tail, statusEnd + 1);
             if (t < 0) {
                 return List.of();
             }
@@ -131,16 +128,4 @@ final class ProbeBatch {
         return answers;
     }
 
-    private static int indexOf(byte[] in, byte[] what, int from) {
-        outer:
-        for (int i = Math.max(0, from); i <= in.length - what.length; i++) {
-            for (int j = 0; j < what.length; j++) {
-                if (in[i + j] != what[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
-    }
 }

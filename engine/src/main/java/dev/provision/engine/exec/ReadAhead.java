@@ -302,6 +302,7 @@ final class ReadAhead {
             // the run's connection outlives the task
         }
     }
+
     /** See {@link #readingAfter}: the answers of its last exchange are the ones kept. */
     private final class ReadingAfter implements Connection {
         private final Connection connection;
@@ -322,8 +323,7 @@ final class ReadAhead {
 
         @Override
         public ExecResult exec(ExecRequest request) throws ConnectionException {
-            answers.clear(); // whatever was read before this exchange, it is about to change
-            ReadAhead.this.key = null;
+            invalidate(); // whatever was read before this exchange, it is about to change
             if (request.stdinFile().isPresent()) {
                 return connection.exec(request); // a stream of its own
             }
@@ -345,8 +345,7 @@ final class ReadAhead {
 
         @Override
         public void upload(Command.UploadFile file) throws ConnectionException {
-            answers.clear();
-            ReadAhead.this.key = null;
+            invalidate();
             connection.upload(file);
         }
 

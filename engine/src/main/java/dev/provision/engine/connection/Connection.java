@@ -42,15 +42,13 @@ public interface Connection extends AutoCloseable {
     }
 
     /**
-     * Writes a file as {@link #put(Command.PutFile)} does, then runs {@code then} (argument vectors,
-     * with no input, each only if the one before succeeded), all in one {@link #exec}: a write and the
-     * command that applies it in one round trip.
-     *
-     * @return what the last command that ran said
-     * @throws ConnectionException when the write failed (the commands did not run)
+     * Runs {@code steps}, writes ({@link Command.PutFile}, as {@link #put(Command.PutFile)} makes them)
+     * and programs without input ({@link Command.Exec}), in order, all in one {@link #exec}: a write and
+     * the program that applies it, or the writes of a loop's items, in one round trip. Stops at the
+     * first program that exits non-zero or write that fails.
      */
-    default ExecResult putThen(Command.PutFile file, java.util.List<java.util.List<String>> then) throws ConnectionException {
-        return FileTransfer.putThen(this, file, then);
+    default Steps inOneExchange(java.util.List<Command> steps) throws ConnectionException {
+        return FileTransfer.inOneExchange(this, steps);
     }
 
     /**

@@ -60,9 +60,9 @@ public final class CountingConnection implements Connection {
     }
 
     @Override
-    public ExecResult putThen(Command.PutFile file, java.util.List<java.util.List<String>> then) throws ConnectionException {
+    public Steps inOneExchange(java.util.List<Command> steps) throws ConnectionException {
         exchanges.incrementAndGet();
-        return connection.putThen(file, then);
+        return connection.inOneExchange(steps);
     }
 
     @Override

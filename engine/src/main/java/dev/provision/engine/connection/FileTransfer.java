@@ -3,6 +3,9 @@ package dev.provision.engine.connection;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.text.ShellWords;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -93,6 +96,18 @@ final class FileTransfer {
             """;
 
     /**
+     * As {@link #RECEIVE_STDIN}, when more follows the content on the same input ({@link #inOneExchange}):
+     * exactly {@code $size} bytes are read.
+     */
+    private static final String RECEIVE_COUNTED = """
+            dd bs=65536 count="$size" iflag=count_bytes,fullblock status=none >"$tmp" || fail
+            sum=$(sha256sum < "$tmp") || fail
+            if [ "${sum%% *}" != "$sha256" ]; then
+              echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
+            fi
+            """;
+
+    /**
      * The same on the controller itself: a plain copy of the source file, compared byte for byte
      * with it (as fast as {@code cp}; no digest needed). A source that changed size meanwhile fails.
      */
@@ -127,31 +142,77 @@ final class FileTransfer {
         putFailure(connection, file, result);
     }
 
-    /** What the put script prints once the file is in place, before the commands that follow it. */
-    private static final String WRITTEN = "PROVISION-WRITTEN\n";
-
     /**
-     * Writes a file as {@link #put} does, then runs {@code then} (argument vectors, stdin empty, each
-     * only if the one before succeeded) in the same exchange: a write and the command that applies it
-     * ({@code sysctl -w}, {@code systemctl daemon-reload}) in one round trip.
-     *
-     * @return what the last command that ran said (its status, output and error output)
+     * Runs {@code steps} (file writes, as {@link #put} makes them, and programs without input) in
+     * order in one exchange: a write and the program that applies it ({@code sysctl -w},
+     * {@code systemctl daemon-reload}), or the writes of a loop's items, in one round trip. Each
+     * write's bytes follow each other on the one input, each read by its exact size and checked by
+     * its SHA-256; each step ends with a line framed by an unguessable token on both outputs, so that
+     * what each program printed is told apart. The first program that exits non-zero, or the first
+     * write that fails, ends the sequence.
      */
-    static ExecResult putThen(Connection connection, Command.PutFile file, java.util.List<java.util.List<String>> then)
-            throws ConnectionException {
-        StringBuilder script = new StringBuilder(putScript(connection, file))
-                .append("printf '%s\\n' ").append(WRITTEN.strip()).append("\nexec </dev/null\n");
-        for (int i = 0; i < then.size(); i++) {
-            boolean last = i == then.size() - 1;
-            script.append(last ? "exec " : "").append(ShellWords.join(then.get(i))).append(last ? "\n" : " || exit $?\n");
+    static Steps inOneExchange(Connection connection, List<Command> steps) throws ConnectionException {
+        String token = Boundary.random("PROVISION-STEP-");
+        StringBuilder script = new StringBuilder(assign("tok", token))
+                .append("mark() { printf '%s %s\\n' \"$tok\" \"$1\"; printf '%s %s\\n' \"$tok\" \"$1\" >&2; }\n");
+        java.io.ByteArrayOutputStream input = new java.io.ByteArrayOutputStream();
+        for (Command step : steps) {
+            switch (step) {
+                case Command.PutFile file -> {
+                    byte[] content = file.content();
+                    script.append(script(connection, file.path(), file.attributes(), file.validate(), file.backup(),
+                            content.length, UploadDigests.of(file.path(), content), RECEIVE_COUNTED)).append("mark 0\n");
+                    input.writeBytes(content);
+                }
+                case Command.Exec program when program.stdin().length == 0 -> script.append(ShellWords.join(program.argv()))
+                        .append(" </dev/null\nrc=$?; mark \"$rc\"; [ \"$rc\" -eq 0 ] || exit \"$rc\"\n");
+                default -> throw new IllegalArgumentException("only writes and programs without input run in one exchange: " + step);
+            }
         }
-        ExecResult result = connection.exec(ExecRequest.shell(script.toString()).withStdin(file.content()));
+        ExecResult result = connection.exec(ExecRequest.shell(script.toString()).withStdin(input.toByteArray()));
+        return split(connection, steps, result, (token + " ").getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The steps' results, told apart by the marks that end them; the first step without its mark did not finish. */
+    private static Steps split(Connection connection, List<Command> steps, ExecResult result, byte[] mark) {
         byte[] out = result.stdout();
-        byte[] marker = WRITTEN.getBytes(StandardCharsets.US_ASCII);
-        if (out.length < marker.length || !java.util.Arrays.equals(out, 0, marker.length, marker, 0, marker.length)) {
-            putFailure(connection, file, result.exitCode() == 0 ? new ExecResult(1, out, result.stderr()) : result);
+        byte[] err = result.stderr();
+        int o = 0;
+        int e = 0;
+        List<Optional<ExecResult>> ran = new ArrayList<>();
+        for (Command step : steps) {
+            int om = Boundary.indexOf(out, out.length, mark, o);
+            int em = Boundary.indexOf(err, err.length, mark, e);
+            int oe = om < 0 ? -1 : Boundary.indexOf(out, out.length, new byte[] {'\n'}, om);
+            int ee = em < 0 ? -1 : Boundary.indexOf(err, err.length, new byte[] {'\n'}, em);
+            if (oe < 0 || ee < 0) {
+                // not finished: the script's status and what it printed since the last mark are this step's
+                ExecResult unfinished = new ExecResult(result.exitCode(), Arrays.copyOfRange(out, o, out.length),
+                        Arrays.copyOfRange(err, e, err.length));
+                if (step instanceof Command.PutFile file) {
+                    try {
+                        putFailure(connection, file, unfinished.exitCode() == 0 ? new ExecResult(1, unfinished.stdout(),
+                                unfinished.stderr()) : unfinished);
+                    } catch (ConnectionException failure) {
+                        return new Steps(ran, Optional.of(failure));
+                    }
+                }
+                ran.add(Optional.of(unfinished));
+                return new Steps(ran, Optional.empty());
+            }
+            int status = Integer.parseInt(new String(out, om + mark.length, oe - om - mark.length, StandardCharsets.US_ASCII));
+            if (step instanceof Command.PutFile) {
+                ran.add(Optional.empty());
+            } else {
+                ran.add(Optional.of(new ExecResult(status, Arrays.copyOfRange(out, o, om), Arrays.copyOfRange(err, e, em))));
+            }
+            o = oe + 1;
+            e = ee + 1;
+            if (status != 0) {
+                break;
+            }
         }
-        return new ExecResult(result.exitCode(), java.util.Arrays.copyOfRange(out, marker.length, out.length), result.stderr());
+        return new Steps(ran, Optional.empty());
     }
 
     private static String putScript(Connection connection, Command.PutFile file) throws ConnectionException {

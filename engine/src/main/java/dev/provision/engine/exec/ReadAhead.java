@@ -283,8 +283,8 @@ final class ReadAhead {
         }
 
         @Override
-        public ExecResult putThen(Command.PutFile file, List<List<String>> then) throws ConnectionException {
-            return writer().putThen(file, then);
+        public dev.provision.engine.connection.Steps inOneExchange(List<Command> steps) throws ConnectionException {
+            return writer().inOneExchange(steps);
         }
 
         @Override

@@ -4,6 +4,7 @@ import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecRequest;
 import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.Steps;
 import dev.provision.engine.connection.CountingConnection;
 import dev.provision.engine.connection.EnvironmentConnection;
 import dev.provision.engine.connection.TimeLimitedConnection;
@@ -235,17 +236,15 @@ final class TaskRunner {
             return failure(host, task, loop.position() + ": " + e.getMessage());
         }
         prefetch(task, host, list, loop, step, reads);
-        List<TaskResult> results = new ArrayList<>();
+        List<TaskResult> results = new ArrayList<>(runTogether(task, host, loop, list, handler, step, reads));
+        for (int index = results.size(); index < list.size(); index++) {
+            Map<String, Object> itemVars = Map.of(loop.loopVar(), list.get(index));
+            results.add(runItem(task, host, itemVars, itemLabel(task, host, loop, list.get(index)), handler, reads, step, index));
+        }
         List<Object> registered = new ArrayList<>();
         for (int index = 0; index < list.size(); index++) {
-            Object item = list.get(index);
-            Map<String, Object> itemVars = Map.of(loop.loopVar(), item);
-            String label = loop.label().isEmpty() ? render(item)
-                    : String.valueOf(play.templates.interpolate(loop.label(), play.varsFor(task, host, itemVars), loop.position()));
-            TaskResult r = runItem(task, host, itemVars, label, handler, reads, step, index);
-            results.add(r);
-            Map<String, Object> reg = registerValue(r);
-            reg.put(loop.loopVar(), item);
+            Map<String, Object> reg = registerValue(results.get(index));
+            reg.put(loop.loopVar(), list.get(index));
             registered.add(reg);
         }
         TaskStatus status = aggregate(results);
@@ -260,6 +259,119 @@ final class TaskRunner {
             host.setVar(name, reg);
         });
         return whole;
+    }
+
+    private String itemLabel(Task task, HostState host, Loop loop, Object item) throws TemplateException {
+        return loop.label().isEmpty() ? render(item) : String.valueOf(play.templates.interpolate(loop.label(),
+                play.varsFor(task, host, Map.of(loop.loopVar(), item)), loop.position()));
+    }
+
+    /** One item of a loop planned with the others ({@link #runTogether}): its plan, or its result where it has one already. */
+    private record Together(String label, Params params, Map<String, Object> vars, ItemPlan planned, TaskResult result) {
+    }
+
+    /**
+     * A run of the loop's items whose module plans them together ({@link TaskModule#plansItemsTogether}):
+     * each item planned against what the items before it would have done (the forecast a dry run
+     * plans against), then the writes and programs of all of them in one exchange: a dozen kernel
+     * parameters in one round trip instead of a dozen. Returns the results of the items it settled,
+     * in order: all of them, or those up to the first whose write or program failed (the items after
+     * it then run one by one, planned afresh); none at all where the items cannot go together (a plan
+     * that is more than writes and programs, items on other connections, keywords that judge each
+     * item as it runs).
+     */
+    private List<TaskResult> runTogether(Task task, HostState host, Loop loop, List<?> items, boolean handler, TaskStep step,
+                                         HostReads reads)
+            throws TemplateException, UnreachableException {
+        TaskModule module = modules.module(task.module()).orElseThrow();
+        if (checkMode(task) || items.size() < 2 || !module.plansItemsTogether() || task.until().isPresent()
+                || task.failedWhen().isPresent() || task.timeoutSeconds().isPresent() || task.delegateTo().isPresent()
+                || task.keywords().backgroundSeconds().isPresent() || task.keywords().becomeMethod().isPresent()) {
+            return List.of();
+        }
+        Forecast forecast = new Forecast();
+        List<Together> planned = new ArrayList<>();
+        Connection connection = null;
+        List<Command> steps = new ArrayList<>();
+        for (int index = 0; index < items.size(); index++) {
+            String label = itemLabel(task, host, loop, items.get(index));
+            Map<String, Object> vars = play.varsFor(task, host, Map.of(loop.loopVar(), items.get(index)));
+            Optional<Expression> skips = falseCondition(task, vars);
+            if (skips.isPresent()) {
+                planned.add(new Together(label, null, vars, null, TaskResult.simple(host.name(), TaskStatus.SKIPPED,
+                        "condition false: " + skips.get().text()).withItemLabel(label)));
+                continue;
+            }
+            Params params;
+            try {
+                params = step.render(index, vars, v -> module.params().validate(arguments(task, module.params(), v)));
+            } catch (ParamException e) {
+                SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
+                planned.add(new Together(label, null, vars, null, failure(host, task, at + ": " + e.getMessage()).withItemLabel(label)));
+                continue;
+            }
+            Connection itemConnection = taskConnection(task, host, vars, reads);
+            if (connection == null) {
+                connection = itemConnection;
+            } else if (!ReadAhead.keyOf(connection).equals(ReadAhead.keyOf(itemConnection))) {
+                return List.of(); // another user or environment: each item in its turn
+            }
+            ItemPlan plan = planItem(task, host, module, params, itemConnection, vars, label, reads, step, Optional.of(forecast));
+            if (plan.failure() != null) {
+                planned.add(new Together(label, params, vars, null, plan.failure()));
+                continue;
+            }
+            List<Command> commands = plan.plan().changes().stream().flatMap(c -> c.commands().stream()).toList();
+            if (!commands.stream().allMatch(TaskRunner::inOneExchange)) {
+                return List.of();
+            }
+            steps.addAll(commands);
+            planned.add(new Together(label, params, vars, plan, null));
+        }
+        Steps done = new Steps(List.of(), Optional.empty());
+        String lost = null;
+        if (!steps.isEmpty()) {
+            reads.forget(); // the host is about to change
+            reads.ahead().invalidate();
+            try {
+                done = connection.inOneExchange(steps);
+            } catch (UnreachableException e) {
+                throw e;
+            } catch (ConnectionException e) {
+                lost = e.getMessage();
+            }
+        }
+        List<TaskResult> results = new ArrayList<>();
+        int first = 0; // the item's first step
+        for (Together item : planned) {
+            if (item.result() != null) {
+                results.add(item.result());
+                continue;
+            }
+            Plan plan = item.planned().plan();
+            int count = (int) plan.changes().stream().mapToLong(c -> c.commands().size()).sum();
+            Applied applied = Applied.NOTHING;
+            boolean stopped = false;
+            if (count > 0) {
+                List<Optional<ExecResult>> ran = done.ran().subList(Math.min(first, done.ran().size()),
+                        Math.min(first + count, done.ran().size()));
+                Optional<ExecResult> last = ran.stream().flatMap(Optional::stream).reduce((a, b) -> b);
+                stopped = lost != null || ran.size() < count || last.isPresent() && ran.getLast().isPresent()
+                        && last.get().exitCode() != 0;
+                String failure = lost != null ? lost
+                        : ran.size() < count ? done.failedWrite().map(Throwable::getMessage).orElse(null) : null;
+                applied = new Applied(last, failure);
+                if (!stopped) {
+                    reads.wrote(plan);
+                }
+                first += count;
+            }
+            results.add(outcome(task, host, item.planned(), applied, item.params(), item.vars(), item.label(), handler, step));
+            if (stopped) {
+                break; // the items after it run one by one
+            }
+        }
+        return results;
     }
 
     /**
@@ -402,8 +514,39 @@ final class TaskRunner {
                                Map<String, Object> vars, String label, boolean handler, HostReads reads, TaskStep step)
             throws TemplateException, UnreachableException {
         boolean check = checkMode(task);
+        ItemPlan planned = planItem(task, host, module, params, connection, vars, label, reads, step,
+                check ? Optional.of(host.forecast) : Optional.empty());
+        if (planned.failure() != null) {
+            return planned.failure();
+        }
+        Applied applied = planned.plan().isEmpty() || check ? Applied.NOTHING
+                : applyItem(task, host, module, planned.plan(), connection, vars, handler, reads);
+        return outcome(task, host, planned, applied, params, vars, label, handler, step);
+    }
+
+    /** An item's plan and the output it starts from; or, where it could not be planned, its failure. */
+    private record ItemPlan(Plan plan, Map<String, Object> output, TaskResult failure) {
+        static ItemPlan failed(TaskResult failure) {
+            return new ItemPlan(null, Map.of(), failure);
+        }
+    }
+
+    /** What applying a plan came to: the last program's result, or why a write failed (null when none did). */
+    private record Applied(Optional<ExecResult> last, String failure) {
+        static final Applied NOTHING = new Applied(Optional.empty(), null);
+    }
+
+    /**
+     * The planning step: the module plans against the host ({@code forecast}, where given, answering
+     * for what earlier plans not applied yet would have done), its facts and variables are set, and
+     * in check mode its effect is forecast.
+     */
+    private ItemPlan planItem(Task task, HostState host, TaskModule module, Params params, Connection connection,
+                              Map<String, Object> vars, String label, HostReads reads, TaskStep step, Optional<Forecast> forecast)
+            throws TemplateException, UnreachableException {
+        boolean check = checkMode(task);
         ConnectionHostView view = new ConnectionHostView(host.name(), reads.ahead().serving(connection), host.facts(),
-                check ? Optional.of(host.forecast) : Optional.empty(), reads, step.contents());
+                forecast, reads, step.contents());
         EngineTaskContext context = new EngineTaskContext(view, play, task, vars, step);
         Plan plan;
         try {
@@ -413,14 +556,14 @@ final class TaskRunner {
             if (lost.isPresent()) {
                 throw lost.get(); // the host, not the module, failed: unreachable
             }
-            return failure(host, task, e.isAsWritten() ? e.getMessage() : positioned(task, e.getMessage())).withItemLabel(label);
+            return ItemPlan.failed(failure(host, task, e.isAsWritten() ? e.getMessage() : positioned(task, e.getMessage())).withItemLabel(label));
         }
         HostState receiver = host;
         if (task.keywords().delegateFacts() && task.delegateTo().isPresent()) {
             Optional<HostState> delegate = play.stateOf(task.delegateTo().get());
             if (delegate.isEmpty()) {
-                return failure(host, task, positioned(task, "delegate_facts: '" + task.delegateTo().get()
-                        + "' is not in the inventory, so the variables set for it would be lost")).withItemLabel(label);
+                return ItemPlan.failed(failure(host, task, positioned(task, "delegate_facts: '" + task.delegateTo().get()
+                        + "' is not in the inventory, so the variables set for it would be lost")).withItemLabel(label));
             }
             receiver = delegate.get();
         }
@@ -431,8 +574,10 @@ final class TaskRunner {
             receiver.facts(facts);
         }
         Map<String, Object> output = new LinkedHashMap<>(plan.result());
+        if (forecast.isPresent()) {
+            forecast(view, forecast.get(), plan);
+        }
         if (check) {
-            forecast(view, host.forecast, plan);
             if (!plan.isEmpty()) {
                 RunTimeOutput.resolve(output, RunTimeOutput.placeholder(task));
             }
@@ -447,57 +592,75 @@ final class TaskRunner {
             try {
                 plan = inBackground(plan, task.keywords().backgroundSeconds().get());
             } catch (ModuleException e) {
-                return failure(host, task, positioned(task, e.getMessage())).withItemLabel(label);
+                return ItemPlan.failed(failure(host, task, positioned(task, e.getMessage())).withItemLabel(label));
             }
             output.put("started", 1);
             output.put("finished", 0);
         }
+        return new ItemPlan(plan, output, null);
+    }
+
+    /** The applying step: the plan's commands run on the host (a restart awaited), what the last program said. */
+    private Applied applyItem(Task task, HostState host, TaskModule module, Plan plan, Connection connection,
+                              Map<String, Object> vars, boolean handler, HostReads reads) throws UnreachableException {
+        reads.forget(); // the host is about to change
+        reads.ahead().invalidate();
+        // the write also reads what the next task reads first, unless this task's outcome can change what that is
+        boolean alone = task.loop().isPresent() || task.until().isPresent() || handler || setsVariables(task, module)
+                || task.timeoutSeconds().isPresent();
+        Connection applying = alone ? connection : reads.ahead().readingAfter(connection);
+        try {
+            Optional<ExecResult> last = apply(applying, plan, reboot -> {
+                reads.ahead().invalidate(); // what was read before the restart is gone with it
+                if (task.delegateTo().isPresent() && !task.delegateTo().get().equals(host.name())) {
+                    throw new CommandRunner.CommandFailedException("a restart cannot be awaited through delegate_to; "
+                            + "run the task on the host that restarts");
+                }
+                HostReturn.awaitReboot(connections, host, reboot);
+                try {
+                    return taskConnection(task, host, vars, reads);
+                } catch (TemplateException e) {
+                    throw new CommandRunner.CommandFailedException(e.getMessage());
+                }
+            });
+            if (last.isEmpty() || last.get().exitCode() == 0) {
+                reads.wrote(plan);
+            }
+            return new Applied(last, null);
+        } catch (UnreachableException e) {
+            throw e;
+        } catch (ConnectionException | CommandRunner.CommandFailedException e) {
+            return new Applied(Optional.empty(), e.getMessage());
+        }
+    }
+
+    /**
+     * The outcome step: the item's status, message and output from its plan and what applying it
+     * came to, then {@code changed_when} and {@code failed_when}.
+     */
+    private TaskResult outcome(Task task, HostState host, ItemPlan planned, Applied applied, Params params,
+                               Map<String, Object> vars, String label, boolean handler, TaskStep step) throws TemplateException {
+        boolean check = checkMode(task);
+        Plan plan = planned.plan();
+        Map<String, Object> output = new LinkedHashMap<>(planned.output());
         TaskStatus status = plan.isEmpty() ? TaskStatus.OK : TaskStatus.CHANGED;
         String message = plan.isEmpty() ? plan.reason() : "";
-        if (!plan.isEmpty() && !check) {
-            reads.forget(); // the host is about to change
-            reads.ahead().invalidate();
-            // the write also reads what the next task reads first, unless this task's outcome can change what that is
-            boolean alone = task.loop().isPresent() || task.until().isPresent() || handler || setsVariables(task, module)
-                    || task.timeoutSeconds().isPresent();
-            Connection applying = alone ? connection : reads.ahead().readingAfter(connection);
-            try {
-                Optional<ExecResult> last = apply(applying, plan, reboot -> {
-                    reads.ahead().invalidate(); // what was read before the restart is gone with it
-                    if (task.delegateTo().isPresent() && !task.delegateTo().get().equals(host.name())) {
-                        throw new CommandRunner.CommandFailedException("a restart cannot be awaited through delegate_to; "
-                                + "run the task on the host that restarts");
-                    }
-                    HostReturn.awaitReboot(connections, host, reboot);
-                    try {
-                        return taskConnection(task, host, vars, reads);
-                    } catch (TemplateException e) {
-                        throw new CommandRunner.CommandFailedException(e.getMessage());
-                    }
-                });
-                if (last.isEmpty() || last.get().exitCode() == 0) {
-                    reads.wrote(plan);
-                }
-                if (last.isPresent()) {
-                    ExecResult r = last.get();
-                    output.put("rc", r.exitCode());
-                    output.put("stdout", r.stdoutText().stripTrailing());
-                    output.put("stderr", r.stderrText().stripTrailing());
-                    output.put("stdout_lines", r.stdoutText().lines().toList());
-                    output.put("stderr_lines", r.stderrText().lines().toList());
-                    if (r.exitCode() == 0) {
-                        RunTimeOutput.resolve(output, r.stdoutText().stripTrailing());
-                    }
-                    if (r.exitCode() != 0 && task.failedWhen().isEmpty()) {
-                        status = TaskStatus.FAILED;
-                        message = nonZero(r, task.noLog());
-                    }
-                }
-            } catch (UnreachableException e) {
-                throw e;
-            } catch (ConnectionException | CommandRunner.CommandFailedException e) {
+        if (applied.failure() != null) {
+            status = TaskStatus.FAILED;
+            message = applied.failure();
+        } else if (applied.last().isPresent()) {
+            ExecResult r = applied.last().get();
+            output.put("rc", r.exitCode());
+            output.put("stdout", r.stdoutText().stripTrailing());
+            output.put("stderr", r.stderrText().stripTrailing());
+            output.put("stdout_lines", r.stdoutText().lines().toList());
+            output.put("stderr_lines", r.stderrText().lines().toList());
+            if (r.exitCode() == 0) {
+                RunTimeOutput.resolve(output, r.stdoutText().stripTrailing());
+            }
+            if (r.exitCode() != 0 && task.failedWhen().isEmpty()) {
                 status = TaskStatus.FAILED;
-                message = e.getMessage();
+                message = nonZero(r, task.noLog());
             }
         }
         RunTimeOutput.leaveOutUnresolved(output);
@@ -687,17 +850,22 @@ final class TaskRunner {
                 connection = reboots.await(reboot);
                 continue;
             }
-            // a write and the programs that apply it (sysctl -w after the drop-in): one exchange
-            List<List<String>> then = new ArrayList<>();
-            while (command instanceof Command.PutFile && i + 1 + then.size() < commands.size()
-                    && commands.get(i + 1 + then.size()) instanceof Command.Exec next && next.stdin().length == 0) {
-                then.add(next.argv());
+            // writes and the programs that apply them (sysctl -w after the drop-in): one exchange
+            int run = 0;
+            while (i + run < commands.size() && inOneExchange(commands.get(i + run))) {
+                run++;
             }
-            if (!then.isEmpty()) {
-                ExecResult r = connection.putThen((Command.PutFile) command, then);
-                i += then.size();
-                last = Optional.of(r);
-                if (r.exitCode() != 0) {
+            if (run >= 2) {
+                List<Command> steps = commands.subList(i, i + run);
+                Steps done = connection.inOneExchange(steps);
+                if (done.failedWrite().isPresent()) {
+                    throw done.failedWrite().get();
+                }
+                if (done.lastProgram().isPresent()) {
+                    last = done.lastProgram();
+                }
+                i += run - 1;
+                if (done.stopped(run)) {
                     return last;
                 }
                 continue;
@@ -711,6 +879,11 @@ final class TaskRunner {
             }
         }
         return last;
+    }
+
+    /** Whether {@code command} can run with others in one exchange ({@link Connection#inOneExchange}). */
+    static boolean inOneExchange(Command command) {
+        return command instanceof Command.PutFile || command instanceof Command.Exec e && e.stdin().length == 0;
     }
 
     /** The task's arguments with the free form mapped to its parameter and templates rendered. */

@@ -290,26 +290,51 @@ abstract class ConnectionContract {
     }
 
     @Test
-    void aWriteAndTheProgramsAfterItTakeOneExchangeAndStopAtTheFirstFailure() throws Exception {
+    void writesAndProgramsInOneExchangeEachWithItsOwnOutputAndStopAtTheFirstFailure() throws Exception {
         String path = scratch + "/99-cluster.conf";
-        ExecResult r = connection.putThen(new Command.PutFile(path, "vm.swappiness = 1\n".getBytes(StandardCharsets.UTF_8), NONE,
-                List.of(), false), List.of(List.of("cat", path), List.of("sh", "-c", "echo applied; echo note >&2; exit 3"),
-                List.of("touch", scratch + "/never")));
-        assertEquals(3, r.exitCode(), "the status of the first program that failed");
-        assertEquals("applied\n", r.stdoutText().replace("vm.swappiness = 1\n", ""), r.stdoutText());
-        assertTrue(r.stdoutText().startsWith("vm.swappiness = 1\n"), "each program's output, the write's marker left out");
-        assertEquals("note\n", r.stderrText());
+        Steps done = connection.inOneExchange(List.of(
+                new Command.PutFile(path, "vm.swappiness = 1\n".getBytes(StandardCharsets.UTF_8), NONE, List.of(), false),
+                Command.Exec.of("cat", path),
+                Command.Exec.of("sh", "-c", "printf applied; echo note >&2; exit 3"),
+                Command.Exec.of("touch", scratch + "/never")));
+        assertEquals(3, done.ran().size(), "the program after the failure did not run");
+        assertTrue(done.ran().get(0).isEmpty(), "a write has no program result");
+        assertEquals("vm.swappiness = 1\n", done.ran().get(1).orElseThrow().stdoutText());
+        ExecResult failed = done.lastProgram().orElseThrow();
+        assertEquals(3, failed.exitCode(), "the status of the first program that failed");
+        assertEquals("applied", failed.stdoutText(), "each program's output, without a line break it did not print");
+        assertEquals("note\n", failed.stderrText());
+        assertTrue(done.stopped(4));
         assertEquals("vm.swappiness = 1\n", run("cat " + path));
-        assertEquals("99-cluster.conf", run("ls -A " + scratch).strip(), "the program after the failure did not run");
+        assertEquals("99-cluster.conf", run("ls -A " + scratch).strip());
     }
 
     @Test
-    void aWriteThatFailsRunsNothingAfterIt() throws Exception {
+    void writesOneAfterAnotherEachReceiveExactlyTheirBytes() throws Exception {
+        byte[] binary = new byte[70_000];
+        new java.util.Random(7).nextBytes(binary);
+        Steps done = connection.inOneExchange(List.of(
+                new Command.PutFile(scratch + "/a", binary, NONE, List.of(), false),
+                new Command.PutFile(scratch + "/empty", new byte[0], NONE, List.of(), false),
+                new Command.PutFile(scratch + "/b", "no line break at the end".getBytes(StandardCharsets.UTF_8), NONE, List.of(), false),
+                Command.Exec.of("true")));
+        assertFalse(done.stopped(4), String.valueOf(done));
+        assertArrayEquals(binary, connection.read(scratch + "/a").orElseThrow());
+        assertEquals("", run("cat " + scratch + "/empty"));
+        assertEquals("no line break at the end", run("cat " + scratch + "/b"));
+        assertEquals("a\nb\nempty\n", run("ls -A " + scratch), "no temp file left");
+    }
+
+    @Test
+    void aWriteThatFailsRunsNothingAfterItAndKeepsWhatRanBefore() throws Exception {
         String path = scratch + "/missing-dir/file";
-        ConnectionException e = assertThrows(ConnectionException.class, () -> connection.putThen(new Command.PutFile(path,
-                new byte[] {1}, NONE, List.of(), false), List.of(List.of("touch", scratch + "/ran"))));
-        assertTrue(e.getMessage().contains("cannot write " + path), e.getMessage());
-        assertEquals("", run("ls -A " + scratch));
+        Steps done = connection.inOneExchange(List.of(
+                new Command.PutFile(scratch + "/first", new byte[] {1}, NONE, List.of(), false),
+                new Command.PutFile(path, new byte[] {1}, NONE, List.of(), false),
+                Command.Exec.of("touch", scratch + "/ran")));
+        assertEquals(1, done.ran().size(), "the first write ran");
+        assertTrue(done.failedWrite().orElseThrow().getMessage().contains("cannot write " + path), String.valueOf(done.failedWrite()));
+        assertEquals("first\n", run("ls -A " + scratch));
     }
 
     @Test

@@ -77,4 +77,15 @@ public interface TaskModule {
     default java.util.List<java.util.List<String>> prefetch(Params params) {
         return java.util.List.of();
     }
+
+    /**
+     * Whether the items of a loop of this module may be planned together, each against what the
+     * items before it would have done (the forecast a dry run plans against), and their changes then
+     * applied in one exchange. True only where the dry run is exact for this module: every effect of
+     * a plan on what a later plan reads is declared (the files it writes, {@link Plan#afterwards}).
+     * The engine still applies them one by one where a plan holds more than file writes and programs.
+     */
+    default boolean plansItemsTogether() {
+        return false;
+    }
 }

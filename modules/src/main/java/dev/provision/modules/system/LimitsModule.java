@@ -106,6 +106,12 @@ public final class LimitsModule implements TaskModule {
         return SPEC;
     }
 
+    /** Each item (a domain) edits the same files: what it does to them is forecast exactly. */
+    @Override
+    public boolean plansItemsTogether() {
+        return true;
+    }
+
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
         String domain = params.string("domain");

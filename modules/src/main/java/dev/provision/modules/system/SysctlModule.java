@@ -97,6 +97,12 @@ public final class SysctlModule implements TaskModule {
         return present && params.bool("sysctl_set") && NAME.matcher(name).matches() ? List.of(liveProbe(name)) : List.of();
     }
 
+    /** Each item writes the same file and sets its own value: what it does to the file is forecast exactly. */
+    @Override
+    public boolean plansItemsTogether() {
+        return true;
+    }
+
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
         String name = params.string("name");

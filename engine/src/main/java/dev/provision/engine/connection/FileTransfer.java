@@ -27,7 +27,7 @@ import java.util.Optional;
  * on one file system; a reader sees the old or the new content, never a part). A signal (the session
  * hung up) removes the temp file too. Attributes that are not given are
  * kept from the existing target (its mode always; its owner and group where we are allowed to, that
- * is as root or when they are already ours); a new file without a mode gets {@code 0666} under the
+ * is as root or when they are already ours; none given: one {@code cp --attributes-only}); a new file without a mode gets {@code 0666} under the
  * umask, as if a shell had created it (normally {@code 0644}). A validator ({@link Command.PutFile#validate})
  * runs on the finished temp file, as a shell function whose every word is quoted and whose {@code %s}
  * is {@code "$tmp"}; when it refuses, the target stays as it was and its output is the error. A
@@ -53,6 +53,8 @@ final class FileTransfer {
             fail() { rm -f -- "$tmp"; exit 1; }
             trap fail HUP INT TERM PIPE
             %RECEIVE%            if [ -n "$owner" ] && [ -n "$group" ]; then chown -- "$owner:$group" "$tmp" || fail
+            elif [ -z "$owner$group$mode" ] && [ -e "$target" ]; then
+              cp --attributes-only --preserve=mode,ownership -- "$target" "$tmp" || fail; after=
             else
               if [ -e "$target" ]; then chown --reference="$target" -- "$tmp" 2>/dev/null || :; fi
               if [ -n "$owner" ]; then chown -- "$owner" "$tmp" || fail; fi

@@ -30,7 +30,9 @@ import java.util.concurrent.Future;
  * over the hosts' own connections (a virtual thread each: the ranks of a gang must all be running,
  * whatever {@code --forks} says), ends what runs past the round's deadline, hands the answers back,
  * and merges the module's conclusion into each host's result. A host lost during a round is
- * unreachable, as it would be in any task.
+ * unreachable, as it would be in any task. A launch may take its input from a command on the
+ * controller ({@link Round.Feed}, streamed over the host's connection) and may name a progress probe:
+ * while a round runs, the progress line says what the cluster received so far and how fast.
  */
 final class CrossHostRounds {
     private final BatchRun batch;
@@ -123,6 +125,8 @@ final class CrossHostRounds {
 
     private Round.Outcome run(Round round, Map<String, HostState> hosts, Map<String, String> lost) {
         Map<String, List<Future<Round.Answer>>> running = new LinkedHashMap<>();
+        String step = task.displayName() + ": " + round.name();
+        int launches = round.gangs().stream().mapToInt(g -> g.launches().size()).sum();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Round.Gang gang : round.gangs()) {
                 List<Future<Round.Answer>> answers = new ArrayList<>();
@@ -131,6 +135,7 @@ final class CrossHostRounds {
                 }
                 running.put(gang.id(), answers);
             }
+            Future<?> sampler = threads.submit(() -> sample(step, round, running, hosts));
             Map<String, List<Round.Answer>> answers = new LinkedHashMap<>();
             running.forEach((id, futures) -> {
                 List<Round.Answer> gangAnswers = new ArrayList<>();
@@ -139,19 +144,105 @@ final class CrossHostRounds {
                 }
                 answers.put(id, gangAnswers);
             });
-            batch.listener.progress(task.displayName() + ": " + round.name(), round.gangs().size(), round.gangs().size());
+            sampler.cancel(true);
+            synchronized (this) {
+                batch.listener.progress(step, round.gangs().size(), round.gangs().size());
+            }
             return new Round.Outcome(round, answers);
         }
     }
+
+    /** How often a round's progress probes run: every 2 s, less often on many hosts (about 200 probes a second at most). */
+    private static long sampleMillis(int probes) {
+        return Math.max(2000, probes * 5L);
+    }
+
+    /**
+     * While the round runs, the progress line with what its launches received so far, summed over
+     * the cluster, and the rate: each running launch's progress probe ({@link Round.Launch#progress()})
+     * over its host's connection, all at once. Only for rounds whose launches have one.
+     */
+    private void sample(String step, Round round, Map<String, List<Future<Round.Answer>>> running, Map<String, HostState> hosts) {
+        List<Round.Launch> probed = round.gangs().stream().flatMap(g -> g.launches().stream()).filter(l -> !l.progress().isEmpty()).toList();
+        if (probed.isEmpty()) {
+            return;
+        }
+        List<Future<Round.Answer>> all = running.values().stream().flatMap(List::stream).toList();
+        Map<String, Future<Round.Answer>> byHost = new LinkedHashMap<>();
+        running.forEach((id, futures) -> {
+            List<Round.Launch> gang = round.gangs().stream().filter(g -> g.id().equals(id)).findFirst().orElseThrow().launches();
+            for (int i = 0; i < gang.size(); i++) {
+                byHost.put(gang.get(i).host(), futures.get(i));
+            }
+        });
+        TransferRate rate = new TransferRate(System.nanoTime());
+        try (ExecutorService probes = Executors.newVirtualThreadPerTaskExecutor()) {
+            while (!Thread.currentThread().isInterrupted()) {
+                Thread.sleep(sampleMillis(probed.size()));
+                List<Future<?>> reads = new ArrayList<>();
+                for (Round.Launch launch : probed) {
+                    HostState host = hosts.get(launch.host());
+                    if (host == null || host.unreachable() || byHost.get(launch.host()).isDone()) {
+                        continue;
+                    }
+                    reads.add(probes.submit(() -> {
+                        try {
+                            ExecResult r = batch.runner.launchConnection(task, host)
+                                    .exec(ExecRequest.argv(launch.progress()).withTimeout(PROBE_TIMEOUT));
+                            TransferRate.parse(r.stdoutText()).ifPresent(v -> {
+                                synchronized (rate) {
+                                    rate.record(launch.host(), v[0], v[1]);
+                                }
+                            });
+                        } catch (ConnectionException | TemplateException e) {
+                            // a reading missed: the line shows the others; the launch's own answer says what went wrong
+                        }
+                    }));
+                }
+                for (Future<?> read : reads) {
+                    read.get();
+                }
+                long done = all.stream().filter(Future::isDone).count();
+                String line;
+                synchronized (rate) {
+                    line = rate.line(System.nanoTime());
+                }
+                synchronized (this) {
+                    batch.listener.progress(step, (int) done, all.size(), line);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the round ended
+        } catch (ExecutionException e) {
+            // a probe's thread failed unexpectedly: no more readings this round
+        }
+    }
+
+    private static final java.time.Duration PROBE_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     private Round.Answer launch(Round round, Round.Launch launch, HostState host, Map<String, String> lost) {
         if (host == null || host.unreachable()) {
             return answer(launch, Round.Status.UNREACHABLE, "not reachable before " + round.name());
         }
+        ControllerFeed feed = null;
         try {
             Connection connection = batch.runner.launchConnection(task, host);
-            ExecResult r = connection.exec(ExecRequest.argv(launch.argv()).withTimeout(round.deadline()));
-            return new Round.Answer(launch, Round.Status.EXITED, new ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText()));
+            ExecRequest request = ExecRequest.argv(launch.argv()).withTimeout(round.deadline());
+            if (launch.feed().present()) {
+                try {
+                    feed = ControllerFeed.start(launch.feed());
+                } catch (java.io.IOException e) {
+                    return answer(launch, Round.Status.EXITED, "controller: cannot start " + launch.feed().argv().get(0) + ": " + e.getMessage());
+                }
+                request = request.withStdinFile(feed.stream());
+            }
+            ExecResult r = connection.exec(request);
+            String stderr = r.stderrText();
+            if (feed != null) {
+                String said = feed.finish();
+                stderr = said.isEmpty() ? stderr : stderr + (stderr.isEmpty() || stderr.endsWith("\n") ? "" : "\n") + said + "\n";
+            }
+            return new Round.Answer(launch, Round.Status.EXITED, new ProbeResult(r.exitCode(), r.stdoutText(), stderr));
         } catch (UnreachableException e) {
             synchronized (lost) {
                 lost.put(launch.host(), e.getMessage());
@@ -163,6 +254,10 @@ final class CrossHostRounds {
             return answer(launch, Round.Status.TIMED_OUT, e.getMessage());
         } catch (TemplateException e) {
             return answer(launch, Round.Status.EXITED, e.getMessage());
+        } finally {
+            if (feed != null) {
+                feed.close();
+            }
         }
     }
 

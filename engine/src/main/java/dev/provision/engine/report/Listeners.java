@@ -42,6 +42,11 @@ public final class Listeners implements RunListener {
     }
 
     @Override
+    public void progress(String step, int done, int total, String rate) {
+        each(l -> l.progress(step, done, total, rate));
+    }
+
+    @Override
     public void hostResult(TaskResult result) {
         each(l -> l.hostResult(result));
     }

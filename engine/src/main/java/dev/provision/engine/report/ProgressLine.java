@@ -6,7 +6,8 @@ import java.io.PrintStream;
 import java.util.function.LongSupplier;
 
 /**
- * The live progress line of large runs, {@code [TASK name] 120/1000 hosts done}, redrawn in place on
+ * The live progress line of large runs, {@code [TASK name] 120/1000 hosts done} (a transfer adds what
+ * it moves: {@code , 48.2 MB received, 4.1 MB/s, 230 files/s}), redrawn in place on
  * a terminal ({@code \r}, erase line) and erased before the task's results are printed. Only for
  * steps that run on at least {@code minHosts} hosts, and redrawn at most every
  * {@value #REDRAW_NANOS} ns (and on the last host) so that a thousand hosts cost a few writes. The
@@ -36,7 +37,15 @@ public final class ProgressLine implements RunListener {
 
     /** {@code [TASK name] done/total hosts done}, the name shortened with "..." to fit 79 columns. */
     static String format(String step, int done, int total) {
-        String counts = "] " + done + "/" + total + " hosts done";
+        return format(step, done, total, "");
+    }
+
+    /**
+     * As {@link #format(String, int, int)}, followed by {@code rate} ({@code , 4.1 MB/s, 230 files/s}):
+     * the name is shortened first, so that the figures stay on the line.
+     */
+    static String format(String step, int done, int total, String rate) {
+        String counts = "] " + done + "/" + total + " hosts done" + (rate.isEmpty() ? "" : ", " + rate);
         int room = WIDTH - "[TASK ".length() - counts.length();
         String name = step.length() <= room ? step : step.substring(0, Math.max(0, room - 3)) + "...";
         return "[TASK " + name + counts;
@@ -44,14 +53,20 @@ public final class ProgressLine implements RunListener {
 
     @Override
     public void progress(String step, int done, int total) {
-        if (total < minHosts) {
+        progress(step, done, total, "");
+    }
+
+    @Override
+    public void progress(String step, int done, int total, String rate) {
+        // a step that measures a rate is a transfer: worth a line on a few hosts too
+        if (total < minHosts && rate.isEmpty()) {
             return;
         }
         long now = clock.getAsLong();
         if (drawn && done < total && now - lastDraw < REDRAW_NANOS) {
             return;
         }
-        terminal.print(ERASE + format(step, done, total));
+        terminal.print(ERASE + format(step, done, total, rate));
         terminal.flush();
         drawn = true;
         lastDraw = now;

@@ -32,6 +32,21 @@ class ProgressLineTest {
     }
 
     @Test
+    void aTransfersRateStaysOnTheLineWhenTheNameIsShortened() {
+        String s = ProgressLine.format("stage: round 1: 0/64 nodes hold the data, 64 fetching in a chain from the controller", 3, 64,
+                "1.2 GB received, 410.3 MB/s, 2300 files/s");
+        assertTrue(s.endsWith("...] 3/64 hosts done, 1.2 GB received, 410.3 MB/s, 2300 files/s"), s);
+        assertTrue(s.startsWith("[TASK stage: "), s);
+        assertEquals(79, s.length(), s);
+    }
+
+    @Test
+    void aRateIsDrawnOnFewHostsToo() {
+        line.progress("stage: round 1", 0, 2, "1.0 MB received, 0.5 MB/s, 3 files/s");
+        assertEquals(ERASE + "[TASK stage: round 1] 0/2 hosts done, 1.0 MB received, 0.5 MB/s, 3 files/s", text());
+    }
+
+    @Test
     void nothingForSmallSteps() {
         line.progress("copy", 1, 9);
         assertEquals("", text());

@@ -41,11 +41,56 @@ public record Round(String name, List<Gang> gangs, Duration deadline) {
         }
     }
 
-    /** One command on one host: an argument vector, run without a shell, like a probe. */
-    public record Launch(String host, List<String> argv) {
+    /**
+     * One command on one host: an argument vector, run without a shell, like a probe.
+     *
+     * @param feed what the controller streams into the command's standard input; {@link Feed#NONE}
+     *     for nothing (the command's input is then empty)
+     * @param progress a read-only command the engine may run on the same host, again and again while
+     *     the launch runs, that prints {@code BYTES FILES}: how much the launch received so far (it
+     *     must be cheap: it runs every few seconds); empty for none
+     */
+    public record Launch(String host, List<String> argv, Feed feed, List<String> progress) {
         public Launch {
             requireNonNull(host, "host cannot be null");
             argv = List.copyOf(argv);
+            requireNonNull(feed, "feed cannot be null");
+            progress = List.copyOf(progress);
+        }
+
+        public Launch(String host, List<String> argv) {
+            this(host, argv, Feed.NONE, List.of());
+        }
+
+        public Launch withFeed(Feed input) {
+            return new Launch(host, argv, input, progress);
+        }
+
+        public Launch withProgress(List<String> probe) {
+            return new Launch(host, argv, feed, probe);
+        }
+    }
+
+    /**
+     * A command the engine runs on the controller (without a shell, as the user running provision)
+     * whose standard output it streams into a launch's standard input over the connection it holds
+     * to the launch's host: the controller as the source of a transfer. The engine ends it when the
+     * launch ends; what it wrote on standard error and its exit status, when not 0, are added to the
+     * launch's answer (standard error, after the host's).
+     *
+     * @param argv the command; empty only for {@link #NONE}
+     * @param input what the command reads on its standard input (a list of names), may be empty
+     */
+    public record Feed(List<String> argv, String input) {
+        public static final Feed NONE = new Feed(List.of(), "");
+
+        public Feed {
+            argv = List.copyOf(argv);
+            requireNonNull(input, "input cannot be null");
+        }
+
+        public boolean present() {
+            return !argv.isEmpty();
         }
     }
 

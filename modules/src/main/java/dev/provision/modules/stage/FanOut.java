@@ -29,22 +29,48 @@ final class FanOut {
     /** rsync's exit codes for a peer it could not talk to (socket, protocol, timeout, ssh's 255). */
     private static final Set<Integer> PEER_LOST = Set.of(5, 10, 12, 30, 35, 255);
     private static final String FROM_SOURCE = "source";
+    private static final String FROM_CONTROLLER = "controller";
 
-    /** One node's part as its plan put it in the result ({@link #toResult}). */
-    record Node(String host, String address, boolean complete, Settings settings) {
+    /**
+     * One node's part as its plan put it in the result ({@link #toResult}).
+     *
+     * @param lacks what it lacked when it planned (files to fetch, then files to verify): what a feed
+     *     from the controller streams to it
+     */
+    record Node(String host, String address, boolean complete, Settings settings, List<String> lacks) {
         Node {
             requireNonNull(host, "host cannot be null");
             requireNonNull(address, "address cannot be null");
             requireNonNull(settings, "settings cannot be null");
+            lacks = List.copyOf(lacks);
         }
     }
 
-    /** What every launch needs, the same on every node of the task. */
-    record Settings(String src, String dest, String sshUser, String sshKey, String knownHosts, long hashers,
-                    String fanOut, long perHolder, long connectTimeout, long roundTimeout, String rootHash) {
+    /**
+     * What every launch needs, the same on every node of the task.
+     *
+     * @param srcOn {@code shared} (a path every node mounts), {@code controller} (a path on the machine
+     *     running provision) or {@code node} (a path on {@code srcHost} only)
+     * @param srcHost the node that holds the source when {@code srcOn} is {@code node}; empty otherwise
+     */
+    record Settings(String src, String srcOn, String srcHost, String dest, String sshUser, String sshKey, String knownHosts,
+                    long hashers, String fanOut, long perHolder, long connectTimeout, long roundTimeout, String rootHash) {
+        Settings {
+            requireNonNull(srcOn, "srcOn cannot be null");
+            requireNonNull(srcHost, "srcHost cannot be null");
+        }
+
+        /** The source on shared storage, as before sources had a place. */
+        Settings(String src, String dest, String sshUser, String sshKey, String knownHosts, long hashers, String fanOut, long perHolder,
+                 long connectTimeout, long roundTimeout, String rootHash) {
+            this(src, "shared", "", dest, sshUser, sshKey, knownHosts, hashers, fanOut, perHolder, connectTimeout, roundTimeout, rootHash);
+        }
+
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("src", src);
+            m.put("src_on", srcOn);
+            m.put("src_host", srcHost);
             m.put("dest", dest);
             m.put("ssh_user", sshUser);
             m.put("ssh_key", sshKey);
@@ -59,7 +85,7 @@ final class FanOut {
         }
 
         static Settings fromMap(Map<?, ?> m) {
-            return new Settings(str(m, "src"), str(m, "dest"), str(m, "ssh_user"), str(m, "ssh_key"), str(m, "known_hosts"),
+            return new Settings(str(m, "src"), str(m, "src_on"), str(m, "src_host"), str(m, "dest"), str(m, "ssh_user"), str(m, "ssh_key"), str(m, "known_hosts"),
                     num(m, "hashers"), str(m, "fan_out"), num(m, "per_holder"), num(m, "connect_timeout"), num(m, "round_timeout"), str(m, "root_hash"));
         }
     }
@@ -67,9 +93,16 @@ final class FanOut {
     static final String RESULT_KEY = "stage_transfer";
 
     static Map<String, Object> toResult(String address, boolean complete, Settings settings) {
+        return toResult(address, complete, settings, List.of());
+    }
+
+    static Map<String, Object> toResult(String address, boolean complete, Settings settings, List<String> lacks) {
         Map<String, Object> m = new LinkedHashMap<>(settings.toMap());
         m.put("address", address);
         m.put("complete", complete);
+        if (settings.srcOn().equals("controller")) {
+            m.put("lacks", List.copyOf(lacks)); // only the controller's feed needs it: no copy of the list otherwise
+        }
         return m;
     }
 
@@ -77,7 +110,8 @@ final class FanOut {
         List<Node> nodes = new ArrayList<>();
         resultsByHost.forEach((host, result) -> {
             if (result.get(RESULT_KEY) instanceof Map<?, ?> m) {
-                nodes.add(new Node(host, str(m, "address"), Boolean.TRUE.equals(m.get("complete")), Settings.fromMap(m)));
+                List<String> lacks = m.get("lacks") instanceof List<?> l ? l.stream().map(String::valueOf).toList() : List.of();
+                nodes.add(new Node(host, str(m, "address"), Boolean.TRUE.equals(m.get("complete")), Settings.fromMap(m), lacks));
             }
         });
         return nodes;
@@ -86,11 +120,18 @@ final class FanOut {
     private final List<Node> nodes;
     private final List<Round.Outcome> done;
     private final String script;
+    private final java.util.function.Function<String, List<String>> progress;
 
     FanOut(List<Node> nodes, List<Round.Outcome> done, String script) {
+        this(nodes, done, script, dest -> List.of());
+    }
+
+    /** {@code progress}: the progress probe of a node's launch, given its destination. */
+    FanOut(List<Node> nodes, List<Round.Outcome> done, String script, java.util.function.Function<String, List<String>> progress) {
         this.nodes = List.copyOf(nodes);
         this.done = List.copyOf(done);
         this.script = requireNonNull(script, "script cannot be null");
+        this.progress = requireNonNull(progress, "progress cannot be null");
     }
 
     /** What one fetch answered, read from the launch and its output. */
@@ -118,7 +159,7 @@ final class FanOut {
             List<String> lines = new ArrayList<>(stdout.lines().filter(l -> l.startsWith("rsync\t") || l.startsWith("missing\t")
                     || l.startsWith("bad\t")).limit(3).map(l -> l.replace('\t', ' ')).toList());
             stderr.lines().filter(l -> !l.isBlank()).limit(3).forEach(lines::add);
-            String from = donor.equals(FROM_SOURCE) ? "the source" : donor;
+            String from = from(donor);
             return "fetch from " + from + " " + (status == Round.Status.EXITED ? "exited " + exitCode : status.name().toLowerCase())
                     + (lines.isEmpty() ? "" : ": " + String.join("; ", lines));
         }
@@ -160,24 +201,31 @@ final class FanOut {
         List<Node> donors = nodes.stream().filter(n -> holders.contains(n.host()) && !lost.contains(n.host())).toList();
         List<Round.Gang> gangs = new ArrayList<>();
         boolean chain = donors.isEmpty() && done.isEmpty() && needers.size() > 1 && s.fanOut().equals("chain");
-        if (chain) {
-            // every node at once, each passing the stream on to the next: the source read once, each link carrying it once
-            for (int i = 0; i < needers.size(); i++) {
-                Node receiver = needers.get(i);
-                boolean last = i == needers.size() - 1;
-                if (i == 0) {
-                    gangs.add(gang(receiver, FROM_SOURCE, s.src(), "chain-source", last));
-                } else {
-                    Node before = needers.get(i - 1);
-                    gangs.add(gang(receiver, before.host(), s.sshUser() + "@" + before.address(), "chain", last));
-                }
-            }
-        } else if (donors.isEmpty()) {
-            if (lost.contains(FROM_SOURCE)) {
+        String from = s.srcOn().equals("controller") ? " from the controller" : s.srcOn().equals("node") ? " from " + s.srcHost()
+                : " from the source";
+        if (donors.isEmpty()) {
+            // nobody holds the set: it comes from the source, read by the source's reader
+            Optional<Node> reader = sourceReader(needers, lost);
+            if (reader.isEmpty()) {
                 return Optional.empty();
             }
-            Node first = needers.get(0);
-            gangs.add(gang(first, FROM_SOURCE, s.src(), "source", true));
+            List<Node> order = new ArrayList<>(List.of(reader.get()));
+            if (chain) {
+                // every node at once, each passing the stream on to the next: the source read once, each link carrying it once
+                needers.stream().filter(n -> n != reader.get()).forEach(order::add);
+            }
+            for (int i = 0; i < order.size(); i++) {
+                Node receiver = order.get(i);
+                boolean last = i == order.size() - 1;
+                if (i > 0) {
+                    Node before = order.get(i - 1);
+                    gangs.add(gang(receiver, before.host(), s.sshUser() + "@" + before.address(), "chain", last));
+                } else if (s.srcOn().equals("controller")) {
+                    gangs.add(fed(receiver, chain ? order : List.of(receiver), last));
+                } else {
+                    gangs.add(gang(receiver, FROM_SOURCE, s.src(), chain ? "chain-source" : "source", last));
+                }
+            }
         } else {
             long capacity = donors.size() * Math.max(1, s.perHolder());
             for (int i = 0; i < needers.size() && i < capacity; i++) {
@@ -186,15 +234,64 @@ final class FanOut {
             }
         }
         String name = "round " + (done.size() + 1) + ": " + holders.size() + "/" + nodes.size() + " nodes hold the data, "
-                + gangs.size() + " fetching" + (chain ? " in a chain from the source" : donors.isEmpty() ? " from the source" : "");
+                + gangs.size() + " fetching" + (chain ? " in a chain" + from : donors.isEmpty() ? from : "");
         return Optional.of(new Round(name, gangs, Duration.ofSeconds(Math.max(1, s.roundTimeout()))));
+    }
+
+    /**
+     * The node that reads the source when nobody holds the set: the source node itself
+     * ({@code src_on: node}; nobody when it is lost, given up or not among the task's hosts), else the
+     * first node that lacks it; nobody once the source could not be read.
+     */
+    private Optional<Node> sourceReader(List<Node> needers, Set<String> lost) {
+        Settings s = needers.get(0).settings();
+        if (lost.contains(FROM_SOURCE) || lost.contains(FROM_CONTROLLER)) {
+            return Optional.empty();
+        }
+        if (s.srcOn().equals("node")) {
+            return needers.stream().filter(n -> n.host().equals(s.srcHost())).findFirst();
+        }
+        return Optional.of(needers.get(0));
+    }
+
+    /**
+     * The controller's part: the first node reads one tar stream that the controller makes of its
+     * directory and streams in over the connection provision holds to that node: only the files the
+     * nodes it feeds lacked when they planned (to fetch or to verify: a held file that fails its
+     * verification is among them when a later round feeds that node again); the node unpacks what
+     * it lacks and passes the stream on.
+     */
+    private Round.Gang fed(Node receiver, List<Node> fed, boolean last) {
+        Settings s = receiver.settings();
+        java.util.SortedSet<String> files = new java.util.TreeSet<>(java.util.Comparator.comparing(
+                (String p) -> p.getBytes(java.nio.charset.StandardCharsets.UTF_8), java.util.Arrays::compareUnsigned));
+        fed.forEach(n -> files.addAll(n.lacks()));
+        StringBuilder input = new StringBuilder();
+        files.forEach(f -> input.append(f).append('\n'));
+        Round.Gang gang = gang(receiver, FROM_CONTROLLER, "-", "feed", last);
+        Round.Launch launch = gang.launches().get(0).withFeed(new Round.Feed(controllerTarArgv(s.src()), input.toString()));
+        return new Round.Gang(gang.id(), List.of(launch));
+    }
+
+    /**
+     * The controller's tar of {@code src}, the names (one a line, taken as they are) read on its standard
+     * input: hard links stored as files (a node may lack the first name of a pair), owned by root on
+     * the nodes, whoever owns them here. GNU tar.
+     */
+    static List<String> controllerTarArgv(String src) {
+        return List.of("tar", "-c", "-f", "-", "-C", src, "--no-recursion", "--hard-dereference", "--owner=0", "--group=0",
+                "--numeric-owner", "--verbatim-files-from", "-T", "-");
     }
 
     private Round.Gang gang(Node receiver, String donor, String from, String mode, boolean last) {
         Settings s = receiver.settings();
         List<String> argv = List.of("sh", "-c", script, "sh", s.dest(), mode, from, s.sshKey(), s.knownHosts(),
                 String.valueOf(s.hashers()), String.valueOf(s.connectTimeout()), last ? "none" : "next");
-        return new Round.Gang(receiver.host() + "<-" + donor, List.of(new Round.Launch(receiver.host(), argv)));
+        return new Round.Gang(receiver.host() + "<-" + donor, List.of(new Round.Launch(receiver.host(), argv).withProgress(progress.apply(s.dest()))));
+    }
+
+    private static String from(String donor) {
+        return donor.equals(FROM_SOURCE) ? "the source" : donor.equals(FROM_CONTROLLER) ? "the controller" : donor;
     }
 
     /** How each node that lacked the set ended: what it received and verified, or why it did not. */
@@ -219,10 +316,14 @@ final class FanOut {
                 failure = root.equals(n.settings().rootHash()) ? Optional.empty()
                         : Optional.of("verified root hash " + root + " is not the source's " + n.settings().rootHash());
                 values.put("msg", "fetched " + received.size() + " files from " + String.join(", ", own.stream()
-                        .map(f -> f.donor().equals(FROM_SOURCE) ? "the source" : f.donor()).distinct().toList())
+                        .map(f -> from(f.donor())).distinct().toList())
                         + ", all verified, root sha256 " + root);
             } else if (own.isEmpty()) {
-                failure = Optional.of("no node could give it the data (no holder was left to fetch from)");
+                Settings s = n.settings();
+                failure = Optional.of(s.srcOn().equals("node") && nodes.stream().noneMatch(m -> m.host().equals(s.srcHost()))
+                        ? "the source node " + s.srcHost() + " did not plan this task (not among its hosts, failed or unreachable): "
+                        + "it reads the source and starts the fan-out"
+                        : "no node could give it the data (no holder was left to fetch from)");
             } else {
                 failure = Optional.of(own.get(own.size() - 1).why());
             }

@@ -29,19 +29,26 @@ import java.util.Optional;
  * one node reads the source, then nodes fetch from nodes that hold the verified set ({@link FanOut}),
  * with rsync over the cluster's SSH identity, host keys checked against the cluster's known-hosts
  * file. Every node verifies every file it did not verify before and records the manifest it verified.
+ * The source is on storage every node mounts, on the controller (hashed here by
+ * {@link ControllerManifest}, streamed by the engine as a {@link dev.provision.modules.spi.Round.Feed})
+ * or on one node (its manifest read there through {@code hop.sh}).
  */
 public final class StageModule implements TaskModule, CrossHostTransfer {
     static final String STAGE_DIR = ".provision-stage";
     private static final String MANIFEST_SCRIPT = resource("manifest.sh");
     private static final String SURVEY_SCRIPT = resource("survey.sh");
     private static final String PULL_SCRIPT = resource("pull.sh");
+    private static final String PROGRESS_SCRIPT = resource("progress.sh");
+    private static final String HOP_SCRIPT = resource("hop.sh");
     /** A path that no shell, rsync or find pattern reads as anything but itself. */
     private static final String PLAIN_PATH = "/[A-Za-z0-9._/+@=,-]*";
 
     private static final ParamSpec SPEC = ParamSpec.builder()
             .required("src", Type.STRING)
             .required("dest", Type.STRING)
-            .choice("src_on", "shared", "shared", "controller")
+            .choice("src_on", "shared", "shared", "controller", "node")
+            .optional("src_host", Type.STRING)
+            .optional("src_address", Type.STRING)
             .optional("address", Type.STRING)
             .withDefault("ssh_user", Type.STRING, "root")
             .withDefault("ssh_key", Type.STRING, "/root/.ssh/id_ed25519")
@@ -73,7 +80,12 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
                 writes); a node the chain left short fetches the rest from a node that holds the set, rounds as
                 in tree. A manifest (path, size, mode, SHA-256) is made at the source; every node verifies each
                 file and records the manifest in dest/.provision-stage; the root hash is the manifest's SHA-256.
-                A verified file is never fetched again. src_on: shared (a path every host mounts).""";
+                A verified file is never fetched again. src_on: shared (default: a path every host mounts);
+                controller (a path on the machine running provision: the manifest is made there and one tar of
+                what the chain lacks streams into its first node over provision's own connection; GNU tar);
+                node with src_host (a path on that node's disk only: the manifest is made there, over the
+                cluster identity, and that node, which must be a host of the task, starts the fan-out). While
+                it runs the progress line shows bytes and files per second across the cluster.""";
     }
 
     @Override
@@ -83,10 +95,7 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
 
     @Override
     public Plan plan(Params params, TaskContext context) throws ModuleException {
-        if (params.string("src_on").equals("controller")) {
-            throw new ModuleException("src_on: controller is not built yet; put the data set on storage the nodes mount "
-                    + "(src_on: shared), see the README's staging section");
-        }
+        String srcOn = params.string("src_on");
         String src = plainPath("src", params.string("src"));
         String dest = plainPath("dest", params.string("dest"));
         String key = plainPath("ssh_key", params.string("ssh_key"));
@@ -94,10 +103,21 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         String user = plainWord("ssh_user", params.string("ssh_user"));
         String address = plainWord("address", params.optString("address").orElse(context.host().name()));
         long hashers = Math.max(1, params.integer("hashers"));
+        long connectTimeout = params.integer("connect_timeout");
+        // empty is unset: a playbook passes through a variable it may not have
+        Optional<String> srcHostParam = params.optString("src_host").filter(h -> !h.isEmpty());
+        String srcHost = "";
+        if (srcOn.equals("node")) {
+            srcHost = plainWord("src_host", srcHostParam.orElseThrow(
+                    () -> new ModuleException("src_host: name the node that holds src (src_on: node)")));
+        } else if (srcHostParam.isPresent()) {
+            throw new ModuleException("src_host: only with src_on: node (src_on is " + srcOn + ")");
+        }
+        String srcNode = srcHost;
+        String srcAddress = srcOn.equals("node") ? plainWord("src_address", params.optString("src_address").filter(a -> !a.isEmpty())
+                .orElseGet(() -> String.valueOf(context.inventory().hostVars(srcNode).getOrDefault("ansible_host", srcNode)))) : "";
         // The first host to ask makes it; its record spares re-reading files the source still has unchanged.
         String record = dest + "/" + STAGE_DIR + "/verified";
-        Manifest manifest = context.sharedByAllHosts(List.of("stage manifest", src, hashers, record),
-                () -> manifest(context, src, hashers, record));
         ProbeResult survey = context.host().probe(surveyArgv(dest).toArray(String[]::new));
         if (!survey.ok()) {
             throw new ModuleException("cannot read " + dest + ": " + survey.stderr().strip());
@@ -111,10 +131,19 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         if (holdings.notDirectory()) {
             throw new ModuleException(dest + " exists and is not a directory");
         }
+        Manifest manifest = switch (srcOn) {
+            case "controller" -> context.sharedByAllHosts(List.of("stage manifest", srcOn, src, hashers, record),
+                    () -> ControllerManifest.of(java.nio.file.Path.of(src), hashers, holdings.verified()));
+            case "node" -> context.sharedByAllHosts(List.of("stage manifest", srcOn, srcHost, srcAddress, src, hashers, record),
+                    () -> manifest(context, srcNode + ":" + src, context.host().name().equals(srcNode) ? manifestArgv(src, hashers, record)
+                            : hopArgv(key, known, connectTimeout, user + "@" + srcAddress, manifestArgv(src, hashers, record))));
+            default -> context.sharedByAllHosts(List.of("stage manifest", src, hashers, record),
+                    () -> manifest(context, src, manifestArgv(src, hashers, record)));
+        };
         NodeHoldings.Needs needs = holdings.needs(manifest);
         String root = manifest.rootHash();
-        FanOut.Settings settings = new FanOut.Settings(src, dest, user, key, known, hashers, params.string("fan_out"),
-                params.integer("per_holder"), params.integer("connect_timeout"), params.integer("round_timeout"), root);
+        FanOut.Settings settings = new FanOut.Settings(src, srcOn, srcHost, dest, user, key, known, hashers, params.string("fan_out"),
+                params.integer("per_holder"), connectTimeout, params.integer("round_timeout"), root);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("files", (long) manifest.entries().size());
         result.put("bytes", manifest.totalBytes());
@@ -123,7 +152,9 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         result.put("missing_bytes", needs.missingBytes());
         result.put("unverified_files", (long) needs.unverified().size());
         result.put("missing", needs.missing().stream().map(Manifest.Entry::path).toList());
-        result.put(FanOut.RESULT_KEY, FanOut.toResult(address, needs.complete(), settings));
+        List<String> lacks = java.util.stream.Stream.concat(needs.missing().stream(), needs.unverified().stream())
+                .map(Manifest.Entry::path).toList();
+        result.put(FanOut.RESULT_KEY, FanOut.toResult(address, needs.complete(), settings, lacks));
         if (needs.complete()) {
             return Plan.converged(manifest.entries().size() + " files (" + bytes(manifest.totalBytes()) + ") verified in "
                     + dest + ", root sha256 " + root).withResult(result);
@@ -153,13 +184,31 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         return PULL_SCRIPT;
     }
 
+    /**
+     * {@code command} run on {@code target} (USER@ADDRESS, another node) from the node that runs this,
+     * over the cluster's SSH identity, host key checked: how a node reads the manifest of the source on
+     * the source node ({@code src_on: node}). Every word of {@code command} reaches the far shell
+     * quoted: a positional parameter there too.
+     */
+    static List<String> hopArgv(String key, String knownHosts, long connectTimeout, String target, List<String> command) {
+        List<String> argv = new java.util.ArrayList<>(List.of("sh", "-c", HOP_SCRIPT, "sh", key, knownHosts, String.valueOf(connectTimeout),
+                target));
+        argv.addAll(command);
+        return argv;
+    }
+
+    /** The read-only probe of how much a node's running fetch received ({@code BYTES FILES}), for the progress line. */
+    static List<String> progressArgv(String dest) {
+        return List.of("sh", "-c", PROGRESS_SCRIPT, "sh", dest);
+    }
+
     /** The read-only probe of what a node holds under {@code dest}. */
     static List<String> surveyArgv(String dest) {
         return List.of("sh", "-c", SURVEY_SCRIPT, "sh", dest);
     }
 
-    private static Manifest manifest(TaskContext context, String src, long hashers, String record) throws ModuleException {
-        ProbeResult r = context.host().probe(manifestArgv(src, hashers, record).toArray(String[]::new));
+    private static Manifest manifest(TaskContext context, String src, List<String> argv) throws ModuleException {
+        ProbeResult r = context.host().probe(argv.toArray(String[]::new));
         if (!r.ok()) {
             throw new ModuleException("cannot make the manifest of " + src + ": " + r.stderr().strip());
         }
@@ -189,7 +238,7 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
 
     @Override
     public Optional<Round> nextRound(Map<String, Map<String, Object>> resultsByHost, List<Round.Outcome> done) {
-        return new FanOut(FanOut.nodes(resultsByHost), done, PULL_SCRIPT).nextRound();
+        return new FanOut(FanOut.nodes(resultsByHost), done, PULL_SCRIPT, StageModule::progressArgv).nextRound();
     }
 
     @Override

@@ -1,9 +1,11 @@
 # One node's part of a staging round: fetch what it lacks of the manifest's files, then verify
 # every file against the manifest and record what it verified. The manifest is already on the node
 # (.provision-stage/manifest, written by the task). $1 destination, $2 how it fetches: 'source'
-# (rsync from a directory this node reads: shared storage), 'peer' (rsync from another node over the
-# cluster's SSH identity), 'chain-source' or 'chain' (a link of a pipelined chain, below), $3 the
-# source directory or USER@ADDRESS of the peer, $4 private key, $5 known-hosts file, $6 how many
+# (rsync from a directory this node reads: shared storage, or its own disk), 'peer' (rsync from
+# another node over the cluster's SSH identity), 'chain-source' or 'chain' (a link of a pipelined
+# chain, below), 'feed' (the first link of a chain whose stream comes on standard input: the
+# controller's tar, over the connection provision holds), $3 the source directory or USER@ADDRESS of
+# the peer ('-' for a feed), $4 private key, $5 known-hosts file, $6 how many
 # hashers run at once, $7 SSH connect timeout in seconds, $8 (chain) 'next' when a node follows.
 # rsync writes each file under .provision-stage/tmp (the same filesystem), fsyncs it and renames it
 # into place: a reader never sees a partial file under its final name, and what a killed run left
@@ -24,7 +26,7 @@ dest=$1 mode=$2 from=$3 key=$4 known=$5 jobs=$6 timeout=$7 next=${8:-none}
 stage=$dest/.provision-stage
 [ -f "$stage/manifest" ] || { echo "no manifest at $stage/manifest" >&2; exit 3; }
 cut -f5 "$stage/manifest" > "$stage/files"
-rm -rf "$stage/tmp"
+rm -rf "$stage/tmp" "$stage/rsync.out"
 mkdir "$stage/tmp"
 # A peer that stops answering is given up within 3 × 5 s (a hung node must not stall the nodes after it).
 ssh_options="-o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$known -o ConnectTimeout=$timeout -o ServerAliveInterval=5 -o ServerAliveCountMax=3"
@@ -58,12 +60,14 @@ unpack() {
     cat >/dev/null
 }
 set +e
-if [ "$mode" = chain-source ] || [ "$mode" = chain ]; then
+if [ "$mode" = chain-source ] || [ "$mode" = chain ] || [ "$mode" = feed ]; then
     rm -f "$stage/next" "$stage/next.open"
     [ "$next" = next ] && mkfifo "$stage/next"
     wanted
     if [ "$mode" = chain-source ]; then
         (cd -- "$from" && tar -c -f - --no-recursion --verbatim-files-from -T "$stage/files") | forward | unpack
+    elif [ "$mode" = feed ]; then
+        forward | unpack
     else
         ssh_to "${from}" "i=0; while [ ! -p $stage/next ] && [ \$i -lt $((timeout * 10 + 100)) ]; do sleep 0.1; i=\$((i + 1)); done;" \
             "touch $stage/next.open && exec cat $stage/next" | forward | unpack
@@ -83,16 +87,17 @@ if [ "$mode" = chain-source ] || [ "$mode" = chain ]; then
     rc=0   # what did not arrive is named by the verification below
     : > "$stage/rsync.out"
 elif [ "$mode" = source ]; then
-    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %n' -- "$from/" "$dest/" > "$stage/rsync.out"
+    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %l %n' -- "$from/" "$dest/" > "$stage/rsync.out"
     rc=$?
 else
-    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %n' \
+    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %l %n' \
         -e "ssh -i $key $ssh_options" \
         -- "$from:$dest/" "$dest/" > "$stage/rsync.out"
     rc=$?
 fi
 set -e
-awk '/^>f/ { print "got\t" substr($0, 13) }' "$stage/rsync.out"
+# rsync's lines: ITEMS LENGTH PATH (the length counted by progress.sh while the fetch runs)
+awk '/^>f/ { sub(/^[^ ]+ [0-9]+ /, ""); print "got\t" $0 }' "$stage/rsync.out"
 if [ "$rc" -ne 0 ]; then
     printf 'rsync\t%s\n' "$rc"
     exit 4

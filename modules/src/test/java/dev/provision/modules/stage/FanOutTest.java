@@ -173,4 +173,68 @@ class FanOutTest {
     void nodesAlreadyHoldingTheSetServeThoughTheChainIsAsked() {
         assertEquals(List.of("node01<-node02", "node03<-node04"), pairs(fanOut(nodes(CHAIN, 4, "node02", "node04"), List.of()).nextRound()));
     }
+
+    private static final FanOut.Settings FROM_CONTROLLER = new FanOut.Settings("/home/op/set", "controller", "", "/nvme/set", "root",
+            "/root/.ssh/id_ed25519", "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600, "ROOT");
+
+    @Test
+    void aControllerSourceFeedsTheFirstNodeOfTheChainOneTarOfWhatTheChainLacks() {
+        Map<String, Map<String, Object>> results = new LinkedHashMap<>();
+        results.put("node01", Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0.1", false, FROM_CONTROLLER, List.of("b", "a"))));
+        results.put("node02", Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0.2", false, FROM_CONTROLLER, List.of("c", "a"))));
+
+        Round first = fanOut(results, List.of()).nextRound().orElseThrow();
+
+        assertEquals(List.of("node01<-controller", "node02<-node01"), pairs(Optional.of(first)));
+        assertTrue(first.name().endsWith("2 fetching in a chain from the controller"), first.name());
+        Round.Launch fed = first.gangs().get(0).launches().get(0);
+        assertEquals(List.of("feed", "-"), fed.argv().subList(5, 7));
+        assertEquals("next", fed.argv().get(fed.argv().size() - 1));
+        assertEquals(FanOut.controllerTarArgv("/home/op/set"), fed.feed().argv());
+        assertEquals("a\nb\nc\n", fed.feed().input(), "the union of what the chain lacks, once each, in path order");
+        assertTrue(!first.gangs().get(1).launches().get(0).feed().present(), "the rest of the chain reads from the node before");
+        assertEquals(List.of("sh", "-c", "PROGRESS", "sh", "/nvme/set"), new FanOut(FanOut.nodes(results), List.of(), "PULL",
+                dest -> List.of("sh", "-c", "PROGRESS", "sh", dest)).nextRound().orElseThrow().gangs().get(1).launches().get(0).progress());
+
+        Map<String, CrossHostTransfer.HostOutcome> out = fanOut(results, List.of(ran(first, Map.of()))).conclude();
+        assertEquals(List.of("controller"), out.get("node01").values().get("fetched_from"));
+        assertTrue(String.valueOf(out.get("node01").values().get("msg")).contains("from the controller"));
+    }
+
+    @Test
+    void aControllerTarTakesItsNamesOnStandardInputAndNoValueAsAnOption() {
+        List<String> argv = FanOut.controllerTarArgv("/home/op/set");
+        assertEquals(List.of("-C", "/home/op/set"), argv.subList(4, 6));
+        assertEquals(List.of("--verbatim-files-from", "-T", "-"), argv.subList(argv.size() - 3, argv.size()));
+    }
+
+    private static final FanOut.Settings FROM_NODE = new FanOut.Settings("/local/set", "node", "node03", "/nvme/set", "root",
+            "/root/.ssh/id_ed25519", "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600, "ROOT");
+
+    @Test
+    void aNodeSourceIsTheFirstOfTheChainReadingItsOwnDirectory() {
+        Round first = fanOut(nodes(FROM_NODE, 4), List.of()).nextRound().orElseThrow();
+
+        assertEquals(List.of("node03<-source", "node01<-node03", "node02<-node01", "node04<-node02"), pairs(Optional.of(first)));
+        assertEquals(List.of("chain-source", "/local/set"), first.gangs().get(0).launches().get(0).argv().subList(5, 7));
+        assertTrue(first.name().endsWith("in a chain from node03"), first.name());
+    }
+
+    @Test
+    void aNodeSourceInATreeIsReadByItsNodeOnly() {
+        FanOut.Settings tree = new FanOut.Settings("/local/set", "node", "node02", "/nvme/set", "root", "/root/.ssh/id_ed25519",
+                "/etc/ssh/ssh_known_hosts", 4, "tree", 1, 10, 3600, "ROOT");
+        assertEquals(List.of("node02<-source"), pairs(fanOut(nodes(tree, 3), List.of()).nextRound()));
+        // the source node already holds the verified set: it serves like any holder, its source not read
+        assertEquals(List.of("node01<-node03"), pairs(fanOut(nodes(FROM_NODE, 3, "node03"), List.of()).nextRound()));
+    }
+
+    @Test
+    void aNodeSourceThatDidNotPlanStartsNothingAndEveryNodeSaysWhy() {
+        Map<String, Map<String, Object>> results = nodes(FROM_NODE, 2); // node03 is not among them
+
+        assertEquals(Optional.empty(), fanOut(results, List.of()).nextRound());
+        String why = fanOut(results, List.of()).conclude().get("node01").failure().orElseThrow();
+        assertTrue(why.startsWith("the source node node03 did not plan this task"), why);
+    }
 }

@@ -83,8 +83,44 @@ class StageModuleTest {
     }
 
     @Test
-    void aControllerSourceSaysItIsNotBuiltYet() {
-        ModuleException e = assertThrows(ModuleException.class, () -> plan("space\t1\t1\t1\n", Map.of("src_on", "controller")));
-        assertTrue(e.getMessage().contains("not built yet"), e.getMessage());
+    void aControllerSourceIsHashedOnTheControllerAndTheNodeOnlySurveyed(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("a"), "abc");
+        FakeHost host = new FakeHost().probe(StageModule.surveyArgv("/nvme/set"), new ProbeResult(0, "space\t1000000\t0\t0\n", ""));
+        Params params = module.params().validate(Map.of("src", dir.toString(), "dest", "/nvme/set", "src_on", "controller"));
+
+        Plan plan = module.plan(params, new FakeContext(host, Path.of("/nonexistent")));
+
+        assertEquals(List.of("a"), plan.result().get("missing"));
+        assertTrue(plan.changes().get(0).summary().startsWith("stage 1 files (3 B) into /nvme/set"), plan.changes().get(0).summary());
+        Map<?, ?> transfer = (Map<?, ?>) plan.result().get(FanOut.RESULT_KEY);
+        assertEquals("controller", transfer.get("src_on"));
+        assertEquals(List.of("a"), transfer.get("lacks"));
+    }
+
+    @Test
+    void aControllerSourceThatIsNotADirectoryIsRefusedInOneLine() {
+        ModuleException e = assertThrows(ModuleException.class, () -> plan("space\t1\t1\t1\n",
+                Map.of("src_on", "controller", "src", "/nonexistent/set")));
+        assertEquals("/nonexistent/set is not a directory on the controller", e.getMessage());
+    }
+
+    @Test
+    void aNodeSourceNeedsItsNodeAndReadsTheManifestThereThroughTheClusterIdentity() throws Exception {
+        ModuleException none = assertThrows(ModuleException.class, () -> plan("space\t1\t1\t1\n", Map.of("src_on", "node")));
+        assertTrue(none.getMessage().startsWith("src_host:"), none.getMessage());
+        ModuleException bad = assertThrows(ModuleException.class, () -> plan("space\t1\t1\t1\n",
+                Map.of("src_on", "node", "src_host", "-oProxyCommand=x")));
+        assertTrue(bad.getMessage().startsWith("src_host:"), bad.getMessage());
+
+        List<String> manifest = StageModule.manifestArgv("/shared/set", 4, "/nvme/set/.provision-stage/verified");
+        FakeHost host = new FakeHost()
+                .probe(StageModule.hopArgv("/root/.ssh/id_ed25519", "/etc/ssh/ssh_known_hosts", 10, "root@10.0.0.5", manifest),
+                        new ProbeResult(0, MANIFEST, ""))
+                .probe(StageModule.surveyArgv("/nvme/set"), new ProbeResult(0, "space\t1000000\t0\t0\n", ""));
+        Params params = module.params().validate(Map.of("src", "/shared/set", "dest", "/nvme/set", "src_on", "node",
+                "src_host", "node05", "src_address", "10.0.0.5"));
+        Plan plan = module.plan(params, new FakeContext(host, Path.of("/nonexistent")));
+        assertEquals(List.of("dir/a b.bin"), plan.result().get("missing"));
+        assertEquals("node05", ((Map<?, ?>) plan.result().get(FanOut.RESULT_KEY)).get("src_host"));
     }
 }

@@ -131,4 +131,85 @@ class StageScriptsTest {
         StagedSet none = StagedSet.parse(sh(StagedSet.command(dir.resolve("empty").toString())).stdout());
         assertTrue(none.rootHash().isEmpty());
     }
+
+    @Test
+    void theControllersManifestIsTheScriptsLineForLine() throws Exception {
+        Files.createDirectories(src.resolve("dir with space/ünïcode"));
+        Files.writeString(src.resolve("dir with space/ünïcode/x-y.bin"), "x");
+        Files.writeString(src.resolve("dir with space/a"), "");
+        Files.writeString(src.resolve("a-b"), "ab");
+        Files.writeString(src.resolve("a"), "a");
+        Files.setPosixFilePermissions(src.resolve("a"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.setLastModifiedTime(src.resolve("a-b"), java.nio.file.attribute.FileTime.fromMillis(1_600_000_000_999L));
+        assertEquals(0, sh(List.of("chmod", "4755", src.resolve("c.bin").toString())).exitCode());
+
+        Manifest here = ControllerManifest.of(src, 2, List.of());
+
+        assertEquals(manifest("").text(), here.text());
+        assertEquals(manifest("").rootHash(), here.rootHash());
+    }
+
+    @Test
+    void theControllersManifestTakesTheHashOfAFileTheRecordVouchesForAndRefusesWhatTheScriptRefuses() throws Exception {
+        Manifest fresh = ControllerManifest.of(src, 2, List.of());
+        String vouched = fresh.entries().get(0).line().replace(fresh.entries().get(0).sha256(), "0".repeat(64));
+        assertEquals("0".repeat(64), ControllerManifest.of(src, 2, List.of(vouched)).entries().get(0).sha256());
+
+        Files.createSymbolicLink(src.resolve("link"), src.resolve("c.bin"));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ModuleException.class,
+                () -> ControllerManifest.of(src, 2, List.of()));
+        assertEquals("neither a regular file nor a directory (not staged): ./link", e.getMessage());
+        assertEquals(3, sh(StageModule.manifestArgv(src.toString(), 2, "")).exitCode(), "the script refuses it too");
+    }
+
+    @Test
+    void aFeedFromTheControllersTarIsUnpackedVerifiedAndRecordedAndTheProgressProbeCountedIt() throws Exception {
+        Manifest m = ControllerManifest.of(src, 2, List.of());
+        Files.createDirectories(dest.resolve(".provision-stage"));
+        Files.writeString(dest.resolve(".provision-stage/manifest"), m.text());
+        List<String> pullArgv = List.of("sh", "-c", StageModule.pullScript(), "sh", dest.toString(), "feed", "-",
+                "/nonexistent-key", "/nonexistent-known-hosts", "2", "5", "none");
+        // the controller's tar of what the node lacks, piped into the node's pull as the engine streams it
+        Process tar = new ProcessBuilder(FanOut.controllerTarArgv(src.toString())).start();
+        tar.getOutputStream().write("c.bin\nsub/a b.txt\n".getBytes(StandardCharsets.UTF_8));
+        tar.getOutputStream().close();
+        Process pull = new ProcessBuilder(pullArgv).start();
+        tar.getInputStream().transferTo(pull.getOutputStream());
+        pull.getOutputStream().close();
+        String out = new String(pull.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(pull.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, pull.waitFor(), out + err);
+        assertEquals(0, tar.waitFor());
+
+        assertTrue(out.contains("got\tsub/a b.txt\n") && out.contains("got\tc.bin\n"), out);
+        assertTrue(out.contains("verified\t2\t12\t" + m.rootHash() + "\n"), out);
+        assertEquals("alpha\n", Files.readString(dest.resolve("sub/a b.txt")));
+        assertEquals(Files.getLastModifiedTime(src.resolve("c.bin")).toMillis() / 1000,
+                Files.getLastModifiedTime(dest.resolve("c.bin")).toMillis() / 1000, "mtime kept");
+        assertEquals(m.text(), Files.readString(dest.resolve(".provision-stage/verified")));
+        assertEquals("0 0\n", sh(StageModule.progressArgv(dest.toString())).stdout(), "nothing in flight once verified");
+
+        // while a fetch runs: what rsync completed (its length) and what is under tmp
+        Files.createDirectories(dest.resolve(".provision-stage/tmp/sub"));
+        Files.writeString(dest.resolve(".provision-stage/tmp/sub/part"), "12345");
+        Files.writeString(dest.resolve(".provision-stage/rsync.out"), ">f+++++++++ 1000 x y\n.d..t...... 4096 sub/\n>f+++++++++ 24 z\n");
+        assertEquals("1029 3\n", sh(StageModule.progressArgv(dest.toString())).stdout());
+    }
+
+    @Test
+    void aHopQuotesEveryWordForTheFarShell() throws Exception {
+        // ssh stood in by a script that runs the far command line with sh, as sshd does: the words must arrive intact
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path ssh = bin.resolve("ssh");
+        Files.writeString(ssh, "#!/bin/sh\nfor last; do :; done\nexec sh -c \"$last\"\n");
+        Files.setPosixFilePermissions(ssh, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        List<String> argv = StageModule.hopArgv("/k", "/kh", 5, "root@10.0.0.5",
+                List.of("sh", "-c", "printf '[%s]' \"$@\"", "sh", "it's", "$(x) `y` ;z", "a\nb"));
+        ProcessBuilder pb = new ProcessBuilder(argv);
+        pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor());
+        assertEquals("[it's][$(x) `y` ;z][a\nb]", out);
+    }
 }

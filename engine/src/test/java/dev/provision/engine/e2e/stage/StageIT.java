@@ -278,6 +278,95 @@ class StageIT {
         resumeFetchesWhatTheDryRunListed();
     }
 
+    /**
+     * The source on the controller only (its own /tmp, which no node sees): a dry run lists every file
+     * on every node and writes nothing; the run streams the controller's tar into the first node of
+     * the chain over provision's connection, every node ends byte-identical, verified; a second run
+     * and its dry run change nothing.
+     */
+    @Test
+    @Order(7)
+    void aSourceOnTheControllerIsStreamedIntoTheChainOnceAndAgainChangesNothing() throws Exception {
+        Path onController = Files.createTempDirectory("provision-stage-it-");
+        try {
+            Path src = onController.resolve("set");
+            TestCluster.command(List.of("cp", "-a", SOURCE.toString(), src.toString()), Map.of(), java.time.Duration.ofMinutes(1))
+                    .expectSuccess("copy of the source on the controller");
+            String dest = "/srv/stage-it/from-controller";
+            List<String> vars = List.of("-e", "source_on=controller", "-e", "source=" + src, "-e", "dest=" + dest);
+            assertSourceStagedOnceAndAgainNothing(vars, dest, "controller", "controller");
+        } finally {
+            deleteTree(onController);
+        }
+    }
+
+    /** The source on one node's own disk: that node makes the manifest and starts the chain; the others never see the path. */
+    @Test
+    @Order(8)
+    void aSourceOnOneNodeIsReadThereAndStartsTheChainAndAgainChangesNothing() throws Exception {
+        int holder = 5;
+        String src = "/srv/stage-it/node-source";
+        cluster.exec(holder, "cp", "-a", SOURCE.toString(), src);
+        assertEquals("absent\n", cluster.exec(2, "sh", "-c", "test -e " + src + " || echo absent"), "only node05 holds it");
+        String dest = "/srv/stage-it/from-node";
+        List<String> vars = List.of("-e", "source_on=node", "-e", "source_host=" + TestCluster.node(holder), "-e", "source=" + src,
+                "-e", "dest=" + dest);
+        assertSourceStagedOnceAndAgainNothing(vars, dest, "source", TestCluster.node(holder));
+    }
+
+    /** Dry run (lists everything, writes nothing), run (every node byte-identical, one reader of the source), run and dry run again (nothing). */
+    private static void assertSourceStagedOnceAndAgainNothing(List<String> vars, String dest, String reader, String readerNode) throws Exception {
+        Provision.Result check = stageWith(vars, "--check");
+        assertEquals(0, check.exitCode(), check.output());
+        Set<String> all = sourceFiles();
+        Map<String, Set<String>> forecast = missingByNode(check.report());
+        for (String node : cluster.nodeNames()) {
+            assertEquals(all, forecast.get(node), node);
+        }
+        for (int k = 1; k <= cluster.size(); k++) {
+            assertEquals("absent\n", cluster.exec(k, "sh", "-c", "test -e " + dest + " || echo absent"), "--check wrote on node " + k);
+        }
+
+        long started = System.nanoTime();
+        Provision.Result run = stageWith(vars);
+        System.out.printf("StageIT: staging %d files from the %s onto %d nodes took %.1f s (whole provision run)%n", all.size(), reader,
+                cluster.size(), (System.nanoTime() - started) / 1e9);
+        assertEquals(0, run.exitCode(), run.output());
+        Map<String, JsonNode> results = resultsByNode(run.report());
+        List<String> readers = new ArrayList<>();
+        for (int k = 1; k <= cluster.size(); k++) {
+            String node = TestCluster.node(k);
+            assertEquals(1, run.recap(node, "changed"), run.output());
+            assertEquals(sourceDigest(), nodeDigest(k, dest), "every file byte-identical, with its mode, on " + node);
+            JsonNode out = results.get(node).path("output");
+            assertEquals(out.path("root_hash").asText(), out.path("verified_root_hash").asText(), node);
+            assertEquals(all, strings(out.path("received")), node);
+            if (strings(out.path("fetched_from")).contains(reader)) {
+                readers.add(node);
+            }
+        }
+        assertEquals(List.of(readerNode.equals("controller") ? readers.get(0) : readerNode), readers,
+                "one node reads the source, the others get it from nodes:\n" + run.output());
+
+        Provision.Result again = stageWith(vars);
+        Provision.Result checkAgain = stageWith(vars, "--check");
+        for (Provision.Result r : List.of(again, checkAgain)) {
+            assertEquals(0, r.exitCode(), r.output());
+            for (String node : cluster.nodeNames()) {
+                assertEquals(0, r.recap(node, "changed"), r.output());
+            }
+        }
+    }
+
+    private static Provision.Result stageWith(List<String> vars, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of(extra));
+        lastReport = WORK.resolve("report-" + System.nanoTime() + ".json");
+        args.addAll(List.of("--json", lastReport.toString()));
+        args.addAll(vars);
+        args.add(PLAYBOOK.toString());
+        return Provision.run(args(args.toArray(String[]::new)));
+    }
+
     /** How many nodes lack some of the source's files; fails when one holds a file under its final name that is not the source's. */
     private static int nodesLackingFilesNoneForeign() throws Exception {
         Set<String> sourceLines = new TreeSet<>(sourceDigest().lines().toList());
@@ -381,7 +470,11 @@ class StageIT {
 
     /** Computed inside node K, by its own tools, over its own copy. */
     private static String nodeDigest(int k) throws Exception {
-        return cluster.exec(k, "sh", "-c", DIGEST, "sh", DEST);
+        return nodeDigest(k, DEST);
+    }
+
+    private static String nodeDigest(int k, String dest) throws Exception {
+        return cluster.exec(k, "sh", "-c", DIGEST, "sh", dest);
     }
 
     private static void deleteTree(Path dir) throws IOException {

@@ -4,6 +4,9 @@ import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecRequest;
 import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.Steps;
+import dev.provision.engine.connection.UnreachableException;
+import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.text.ShellWords;
 import java.util.ArrayList;
@@ -50,8 +53,67 @@ final class CommandRunner {
         return variable + "=" + ShellWords.quote(value) + "\n";
     }
 
+    /** What a plan's {@link Command.AwaitReboot} does: waits for the host and gives the connection to go on with. */
+    interface Reboots {
+        Connection await(Command.AwaitReboot reboot) throws UnreachableException, CommandFailedException;
+    }
+
+    /**
+     * Applies {@code plan} on {@code connection}: its commands in order across its changes (a write in
+     * one change and the program that applies it in the next, sysctl's drop-in then its live value,
+     * still go together), consecutive writes and programs in one exchange, a restart awaited through
+     * {@code reboots}; the first failed program ends it. The run and saved plans both apply through here.
+     *
+     * @return the result of the last program that ran, if any did
+     */
+    static Optional<ExecResult> apply(Connection connection, Plan plan, Reboots reboots)
+            throws ConnectionException, CommandFailedException {
+        Optional<ExecResult> last = Optional.empty();
+        List<Command> commands = plan.changes().stream().flatMap(c -> c.commands().stream()).toList();
+        for (int i = 0; i < commands.size(); i++) {
+            Command command = commands.get(i);
+            if (command instanceof Command.AwaitReboot reboot) {
+                connection = reboots.await(reboot);
+                continue;
+            }
+            // writes and the programs that apply them (sysctl -w after the drop-in): one exchange
+            int run = 0;
+            while (i + run < commands.size() && inOneExchange(commands.get(i + run))) {
+                run++;
+            }
+            if (run >= 2) {
+                List<Command> steps = commands.subList(i, i + run);
+                Steps done = connection.inOneExchange(steps);
+                if (done.failedWrite().isPresent()) {
+                    throw done.failedWrite().get();
+                }
+                if (done.lastProgram().isPresent()) {
+                    last = done.lastProgram();
+                }
+                i += run - 1;
+                if (done.stopped(run)) {
+                    return last;
+                }
+                continue;
+            }
+            Optional<ExecResult> r = run(connection, command);
+            if (r.isPresent()) {
+                last = r;
+                if (r.get().exitCode() != 0) {
+                    return last; // a failed program stops the plan, like a failed shell step
+                }
+            }
+        }
+        return last;
+    }
+
+    /** Whether {@code command} can run with others in one exchange ({@link Connection#inOneExchange}). */
+    static boolean inOneExchange(Command command) {
+        return command instanceof Command.PutFile || command instanceof Command.Exec e && e.stdin().length == 0;
+    }
+
     /** The result of a user program; empty for file-system commands. */
-    static Optional<ExecResult> run(Connection c, Command command) throws ConnectionException, CommandFailedException {
+    private static Optional<ExecResult> run(Connection c, Command command) throws ConnectionException, CommandFailedException {
         switch (command) {
             case Command.Exec e -> {
                 return Optional.of(c.exec(ExecRequest.argv(e.argv()).withStdin(e.stdin())));

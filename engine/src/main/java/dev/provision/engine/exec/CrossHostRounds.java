@@ -187,7 +187,7 @@ final class CrossHostRounds {
                     }
                     reads.add(probes.submit(() -> {
                         try {
-                            ExecResult r = batch.runner.launchConnection(task, host)
+                            ExecResult r = batch.runner.inputs.launchConnection(task, host)
                                     .exec(ExecRequest.argv(launch.progress()).withTimeout(PROBE_TIMEOUT));
                             TransferRate.parse(r.stdoutText()).ifPresent(v -> {
                                 synchronized (rate) {
@@ -226,7 +226,7 @@ final class CrossHostRounds {
         }
         ControllerFeed feed = null;
         try {
-            Connection connection = batch.runner.launchConnection(task, host);
+            Connection connection = batch.runner.inputs.launchConnection(task, host);
             ExecRequest request = ExecRequest.argv(launch.argv()).withTimeout(round.deadline());
             if (launch.feed().present()) {
                 try {

@@ -30,6 +30,36 @@ final class Forecast {
     private final Map<String, Entry> paths = new ConcurrentHashMap<>();
     private final Map<List<String>, ProbeResult> probes = new ConcurrentHashMap<>();
 
+    /**
+     * Records what {@code plan} would have done, not applied: each command's effect on the paths it
+     * touches (their state now read through {@code view}), then what its probes would answer.
+     */
+    void record(Plan plan, ConnectionHostView view) throws dev.provision.engine.connection.UnreachableException {
+        for (dev.provision.modules.spi.Change change : plan.changes()) {
+            for (Command command : change.commands()) {
+                String path = switch (command) {
+                    case Command.SetAttributes a -> a.path();
+                    case Command.PutFile p -> p.path();
+                    case Command.UploadFile u -> u.path();
+                    case Command.MakeDirectory d -> d.path();
+                    case Command.HardLink h -> h.target();
+                    case Command.CopyFile f -> f.source();
+                    default -> "";
+                };
+                Optional<dev.provision.modules.spi.FileStat> current = Optional.empty();
+                if (!path.isEmpty()) {
+                    try {
+                        current = view.stat(path);
+                    } catch (dev.provision.modules.spi.ModuleException e) {
+                        current = Optional.empty();
+                    }
+                }
+                record(command, current);
+            }
+        }
+        record(plan);
+    }
+
     /** Records what probes answer once a plan that was not applied would have been (see {@link Plan#afterwards}). */
     void record(Plan plan) {
         probes.putAll(plan.afterwards());

@@ -66,7 +66,7 @@ final class LinearStrategy implements Strategy {
             results = new CrossHostRounds(batch, task).runCheck(across.get(), results);
         }
         Optional<CrossHostTransfer> transfer = CrossHostRounds.transferOf(batch.modules, task);
-        if (transfer.isPresent() && !task.runOnce() && !batch.runner.checkMode(task)) {
+        if (transfer.isPresent() && !task.runOnce() && !batch.runner.inputs.checkMode(task)) {
             results = new CrossHostRounds(batch, task).runTransfer(transfer.get(), results);
         }
         recorder.record(task, active, results);
@@ -99,7 +99,7 @@ final class LinearStrategy implements Strategy {
         results.forEach((h, r) -> {
             TaskResult now = updated.getOrDefault(h.name(), r);
             if (now != r) {
-                task.register().ifPresent(name -> h.setVar(name, TaskRunner.registerValue(now)));
+                task.register().ifPresent(name -> h.setVar(name, ItemOutcome.registerValue(now)));
             }
             out.put(h, now);
         });

@@ -162,13 +162,13 @@ final class PlanApplier {
         PlanRecording.Source source = recording.source(entry);
         try {
             Connection connection = connections.forTask(source.task(), source.play(), h);
-            java.util.Optional<ExecResult> last = TaskRunner.apply(connection, new Plan(entry.changes(), "", Map.of(), Map.of()),
+            java.util.Optional<ExecResult> last = CommandRunner.apply(connection, new Plan(entry.changes(), "", Map.of(), Map.of()),
                     reboot -> {
                         HostReturn.awaitReboot(connections, h, reboot);
                         return connections.forTask(source.task(), source.play(), h);
                     });
             if (last.isPresent() && last.get().exitCode() != 0) {
-                return result(h, entry, TaskStatus.FAILED, TaskRunner.nonZero(last.get(), entry.hidden()), started);
+                return result(h, entry, TaskStatus.FAILED, ItemOutcome.nonZero(last.get(), entry.hidden()), started);
             }
             return result(h, entry, TaskStatus.CHANGED, "", started);
         } catch (UnreachableException e) {

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What one host's next tasks will read, read in one exchange before the first of them plans: on a
  * converged host a run of tasks costs one round trip instead of one each.
  *
- * <p>How the reads are known: each task is planned ahead of its turn ({@link TaskRunner#readAhead})
+ * <p>How the reads are known: each task is planned ahead of its turn ({@link ReadAheadPlanner#readAhead})
  * over a connection that answers what was read already and notes every other read (and ends that
  * plan); the notes of all the tasks go to the host in one exchange ({@link ProbeBatch#runLines}),
  * twice at most (a module that reads a path it learnt from a first read). Modules plan from their

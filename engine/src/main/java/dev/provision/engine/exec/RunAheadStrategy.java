@@ -86,8 +86,8 @@ final class RunAheadStrategy implements Strategy {
                 int k0 = k;
                 TaskResult r = progress.withFork(() -> {
                     try {
-                        batch.runner.readAhead(tasks, steps, k0, h, ahead);
-                        ahead.following(key -> batch.runner.readsAfter(tasks, steps, k0 + 1, h, key));
+                        batch.runner.ahead.readAhead(tasks, steps, k0, h, ahead);
+                        ahead.following(key -> batch.runner.ahead.readsAfter(tasks, steps, k0 + 1, h, key));
                         TaskResult result = batch.runner.run(task, h, false, step, ahead);
                         ahead.following(null);
                         ahead.ran();

@@ -20,7 +20,7 @@ class RegisterValueTest {
 
     @Test
     void changedCommandKeepsItsOutput() {
-        Map<String, Object> v = TaskRunner.registerValue(result(TaskStatus.CHANGED, Map.of("rc", 3, "stdout", "hi"), false));
+        Map<String, Object> v = ItemOutcome.registerValue(result(TaskStatus.CHANGED, Map.of("rc", 3, "stdout", "hi"), false));
         assertEquals(3, v.get("rc"));
         assertEquals("hi", v.get("stdout"));
         assertEquals(true, v.get("changed"));
@@ -32,7 +32,7 @@ class RegisterValueTest {
 
     @Test
     void skippedTaskStillHasEveryKey() {
-        Map<String, Object> v = TaskRunner.registerValue(TaskResult.simple("n1", TaskStatus.SKIPPED, "condition false"));
+        Map<String, Object> v = ItemOutcome.registerValue(TaskResult.simple("n1", TaskStatus.SKIPPED, "condition false"));
         assertEquals(0, v.get("rc"));
         assertEquals("", v.get("stdout"));
         assertEquals(List.of(), v.get("stdout_lines"));
@@ -42,11 +42,11 @@ class RegisterValueTest {
 
     @Test
     void ignoredFailureIsRegisteredAsFailed() {
-        assertEquals(true, TaskRunner.registerValue(TaskResult.simple("n1", TaskStatus.IGNORED, "boom")).get("failed"));
+        assertEquals(true, ItemOutcome.registerValue(TaskResult.simple("n1", TaskStatus.IGNORED, "boom")).get("failed"));
     }
 
     @Test
     void forecastIsVisibleAsCheckMode() {
-        assertEquals(true, TaskRunner.registerValue(result(TaskStatus.CHANGED, Map.of(), true)).get("check_mode"));
+        assertEquals(true, ItemOutcome.registerValue(result(TaskStatus.CHANGED, Map.of(), true)).get("check_mode"));
     }
 }

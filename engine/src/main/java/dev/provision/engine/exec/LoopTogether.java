@@ -1,0 +1,150 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.Steps;
+import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Expression;
+import dev.provision.engine.playbook.Loop;
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.engine.report.TaskStatus;
+import dev.provision.engine.source.SourcePosition;
+import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.ParamException;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.TaskModule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A loop's items planned together and applied in one exchange, where the module allows it
+ * ({@link TaskModule#plansItemsTogether}).
+ */
+final class LoopTogether {
+    private final PlayContext play;
+    private final ModuleRegistry modules;
+    private final TaskInputs inputs;
+    private final ItemPlanning planning;
+    private final ItemOutcome outcome;
+
+    LoopTogether(PlayContext play, ModuleRegistry modules, TaskInputs inputs, ItemPlanning planning, ItemOutcome outcome) {
+        this.play = play;
+        this.modules = modules;
+        this.inputs = inputs;
+        this.planning = planning;
+        this.outcome = outcome;
+    }
+
+    /** One item of a loop planned with the others ({@link #run}): its plan, or its result where it has one already. */
+    private record Together(String label, Params params, Map<String, Object> vars, ItemPlanning.ItemPlan planned, TaskResult result) {
+    }
+
+    /**
+     * A run of the loop's items whose module plans them together ({@link TaskModule#plansItemsTogether}):
+     * each item planned against what the items before it would have done (the forecast a dry run
+     * plans against), then the writes and programs of all of them in one exchange: a dozen kernel
+     * parameters in one round trip instead of a dozen. Returns the results of the items it settled,
+     * in order: all of them, or those up to the first whose write or program failed (the items after
+     * it then run one by one, planned afresh); none at all where the items cannot go together (a plan
+     * that is more than writes and programs, items on other connections, keywords that judge each
+     * item as it runs).
+     */
+    List<TaskResult> run(Task task, HostState host, Loop loop, List<?> items, boolean handler, TaskStep step, HostReads reads)
+            throws TemplateException, UnreachableException {
+        TaskModule module = modules.module(task.module()).orElseThrow();
+        if (inputs.checkMode(task) || items.size() < 2 || !module.plansItemsTogether() || task.until().isPresent()
+                || task.failedWhen().isPresent() || task.timeoutSeconds().isPresent() || task.delegateTo().isPresent()
+                || task.keywords().backgroundSeconds().isPresent() || task.keywords().becomeMethod().isPresent()) {
+            return List.of();
+        }
+        Forecast forecast = new Forecast();
+        List<Together> planned = new ArrayList<>();
+        Connection connection = null;
+        List<Command> steps = new ArrayList<>();
+        for (int index = 0; index < items.size(); index++) {
+            String label = inputs.itemLabel(task, host, loop, items.get(index));
+            Map<String, Object> vars = play.varsFor(task, host, Map.of(loop.loopVar(), items.get(index)));
+            Optional<Expression> skips = inputs.falseCondition(task, vars);
+            if (skips.isPresent()) {
+                planned.add(new Together(label, null, vars, null, TaskResult.simple(host.name(), TaskStatus.SKIPPED,
+                        "condition false: " + skips.get().text()).withItemLabel(label)));
+                continue;
+            }
+            Params params;
+            try {
+                params = step.render(index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
+            } catch (ParamException e) {
+                SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
+                planned.add(new Together(label, null, vars, null, TaskRunner.failure(host, task, at + ": " + e.getMessage()).withItemLabel(label)));
+                continue;
+            }
+            Connection itemConnection = inputs.connection(task, host, vars, reads.exchanges);
+            if (connection == null) {
+                connection = itemConnection;
+            } else if (!ReadAhead.keyOf(connection).equals(ReadAhead.keyOf(itemConnection))) {
+                return List.of(); // another user or environment: each item in its turn
+            }
+            ItemPlanning.ItemPlan plan = planning.plan(task, host, module, params, itemConnection, vars, label, reads, step, Optional.of(forecast));
+            if (plan.failure() != null) {
+                planned.add(new Together(label, params, vars, null, plan.failure()));
+                continue;
+            }
+            List<Command> commands = plan.plan().changes().stream().flatMap(c -> c.commands().stream()).toList();
+            if (!commands.stream().allMatch(CommandRunner::inOneExchange)) {
+                return List.of();
+            }
+            steps.addAll(commands);
+            planned.add(new Together(label, params, vars, plan, null));
+        }
+        Steps done = new Steps(List.of(), Optional.empty());
+        String lost = null;
+        if (!steps.isEmpty()) {
+            reads.forget(); // the host is about to change
+            reads.ahead().invalidate();
+            try {
+                done = connection.inOneExchange(steps);
+            } catch (UnreachableException e) {
+                throw e;
+            } catch (ConnectionException e) {
+                lost = e.getMessage();
+            }
+        }
+        List<TaskResult> results = new ArrayList<>();
+        int first = 0; // the item's first step
+        for (Together item : planned) {
+            if (item.result() != null) {
+                results.add(item.result());
+                continue;
+            }
+            Plan plan = item.planned().plan();
+            int count = (int) plan.changes().stream().mapToLong(c -> c.commands().size()).sum();
+            ItemOutcome.Applied applied = ItemOutcome.Applied.NOTHING;
+            boolean stopped = false;
+            if (count > 0) {
+                List<Optional<ExecResult>> ran = done.ran().subList(Math.min(first, done.ran().size()),
+                        Math.min(first + count, done.ran().size()));
+                Optional<ExecResult> last = ran.stream().flatMap(Optional::stream).reduce((a, b) -> b);
+                stopped = lost != null || ran.size() < count || last.isPresent() && ran.getLast().isPresent()
+                        && last.get().exitCode() != 0;
+                String failure = lost != null ? lost
+                        : ran.size() < count ? done.failedWrite().map(Throwable::getMessage).orElse(null) : null;
+                applied = new ItemOutcome.Applied(last, failure);
+                if (!stopped) {
+                    reads.wrote(plan);
+                }
+                first += count;
+            }
+            results.add(outcome.of(task, host, item.planned(), applied, item.params(), item.vars(), item.label(), handler, step));
+            if (stopped) {
+                break; // the items after it run one by one
+            }
+        }
+        return results;
+    }
+}

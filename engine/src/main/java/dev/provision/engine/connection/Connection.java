@@ -60,6 +60,15 @@ public interface Connection extends AutoCloseable {
     }
 
     /**
+     * What runs the commands sent through this connection: itself, for a connection to a host.
+     * Decorators that leave that unchanged (a time limit, a counter) answer their wrapped
+     * connection's target; one that sets variables adds them.
+     */
+    default ExecTarget target() {
+        return new ExecTarget(this, java.util.List.of());
+    }
+
+    /**
      * Whether the host is the controller itself, as this connection's user: a controller file can
      * then be copied rather than streamed ({@link #upload}). Decorators that keep the user answer
      * for the connection they wrap; become does not (its user may not read the file).

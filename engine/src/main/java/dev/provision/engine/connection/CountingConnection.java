@@ -25,14 +25,14 @@ public final class CountingConnection implements Connection {
         return new CountingConnection(connection, exchanges);
     }
 
-    /** The connection counted. */
-    public Connection wrapped() {
-        return connection;
-    }
-
     @Override
     public boolean isController() {
         return connection.isController();
+    }
+
+    @Override
+    public ExecTarget target() {
+        return connection.target();
     }
 
     @Override

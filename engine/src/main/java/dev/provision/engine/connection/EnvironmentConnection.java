@@ -41,11 +41,6 @@ public final class EnvironmentConnection implements Connection {
         return variables.isEmpty() ? connection : new EnvironmentConnection(connection, variables);
     }
 
-    /** The connection this one sets variables for: the same host. */
-    public Connection wrapped() {
-        return connection;
-    }
-
     /** The variables this connection sets, as {@code env}'s words ({@code NAME=value}, in order). */
     public List<String> environment() {
         return prefix.subList(1, prefix.size());
@@ -60,6 +55,12 @@ public final class EnvironmentConnection implements Connection {
     @Override
     public boolean isController() {
         return connection.isController();
+    }
+
+    /** The same host, these variables set. */
+    @Override
+    public ExecTarget target() {
+        return connection.target().withEnvironment(environment());
     }
 
     @Override

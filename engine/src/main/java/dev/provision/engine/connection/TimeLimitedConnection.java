@@ -32,11 +32,6 @@ public final class TimeLimitedConnection implements Connection {
         return new TimeLimitedConnection(connection, limit, setBy);
     }
 
-    /** The connection this one bounds: the same host, the same state, so what was read through one holds for the other. */
-    public Connection wrapped() {
-        return connection;
-    }
-
     @Override
     public void upload(dev.provision.modules.spi.Command.UploadFile file) throws ConnectionException {
         // the put script needs no variables and bounds its own wait; the wrapped connection may carry it faster
@@ -46,6 +41,12 @@ public final class TimeLimitedConnection implements Connection {
     @Override
     public boolean isController() {
         return connection.isController();
+    }
+
+    /** The same host, the same state: what was read through one holds for the other. */
+    @Override
+    public ExecTarget target() {
+        return connection.target();
     }
 
     @Override

@@ -42,7 +42,7 @@ final class HostReads {
     /** Reads are about to go through {@code connection}; what came through another one is dropped. */
     void readingFrom(Connection connection) {
         // each item's time limit and environment are its own; the host is the same
-        connection = ReadAhead.keyOf(connection).connection();
+        connection = connection.target().host();
         if (source != connection) {
             forget();
             source = connection;

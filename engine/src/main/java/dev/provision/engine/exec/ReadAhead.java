@@ -1,12 +1,10 @@
 package dev.provision.engine.exec;
 
 import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ExecTarget;
 import dev.provision.engine.connection.ConnectionException;
-import dev.provision.engine.connection.CountingConnection;
-import dev.provision.engine.connection.EnvironmentConnection;
 import dev.provision.engine.connection.ExecRequest;
 import dev.provision.engine.connection.ExecResult;
-import dev.provision.engine.connection.TimeLimitedConnection;
 import dev.provision.modules.spi.Command;
 import java.util.Collection;
 import java.util.HashMap;
@@ -50,26 +48,14 @@ final class ReadAhead {
     /** What the tasks after the one running read first, through a connection of {@code key}. */
     @FunctionalInterface
     interface Following {
-        List<String> reads(Key key);
+        List<String> reads(ExecTarget key);
     }
 
     /** The reads of the tasks after the one running; null where none are known (a handler, one task alone). */
     private Following following;
 
     /** Whose answers they are: the host's connection (identity), as which user, with which variables. */
-    record Key(Connection connection, List<String> environment) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && k.connection == connection && k.environment.equals(environment);
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(connection) * 31 + environment.hashCode();
-        }
-    }
-
-    private Key key;
+    private ExecTarget key;
     private final Map<String, ExecResult> answers = new HashMap<>();
     /**
      * How many tasks the next reading ahead covers: after a task that changed the host only its own
@@ -84,23 +70,9 @@ final class ReadAhead {
     /** The exchanges read ahead, given to the report's {@code round_trips} of the task that asked for them. */
     final AtomicInteger exchanges = new AtomicInteger();
 
-    /** The key of what goes through {@code connection}: its time limit and counter left aside. */
-    static Key keyOf(Connection connection) {
-        List<String> environment = List.of();
-        while (true) {
-            if (connection instanceof Serving served) {
-                connection = served.wrapped();
-            } else if (connection instanceof TimeLimitedConnection bounded) {
-                connection = bounded.wrapped();
-            } else if (connection instanceof EnvironmentConnection withVariables) {
-                environment = withVariables.environment();
-                connection = withVariables.wrapped();
-            } else if (connection instanceof CountingConnection counted) {
-                connection = counted.wrapped();
-            } else {
-                return new Key(connection, environment);
-            }
-        }
+    /** The key of what goes through {@code connection}: its target (time limit and counter left aside). */
+    static ExecTarget keyOf(Connection connection) {
+        return connection.target();
     }
 
     /** Whether task {@code task} and those after it are to be planned ahead now. */
@@ -152,7 +124,7 @@ final class ReadAhead {
     }
 
     /** The answer read ahead to {@code request} through a connection of {@code key}; empty when none. */
-    Optional<ExecResult> answer(Key key, ExecRequest request) {
+    Optional<ExecResult> answer(ExecTarget key, ExecRequest request) {
         if (!key.equals(this.key) || !alone(request)) {
             return Optional.empty();
         }
@@ -170,7 +142,7 @@ final class ReadAhead {
      * @return false when the exchange failed (the tasks then read for themselves)
      */
     boolean read(Connection connection, Collection<String> lines) {
-        Key of = keyOf(connection);
+        ExecTarget of = keyOf(connection);
         if (!of.equals(key)) {
             answers.clear(); // another user's or environment's reads: the host did not change
         }
@@ -226,10 +198,10 @@ final class ReadAhead {
      */
     final class Serving implements Connection {
         private final Connection connection;
-        private final Key key;
+        private final ExecTarget key;
         private final Collection<String> wanted;
 
-        private Serving(Connection connection, Key key, Collection<String> wanted) {
+        private Serving(Connection connection, ExecTarget key, Collection<String> wanted) {
             this.connection = connection;
             this.key = key;
             this.wanted = wanted;
@@ -240,9 +212,9 @@ final class ReadAhead {
             return answer(key, request).isPresent();
         }
 
-        /** The connection served. */
-        Connection wrapped() {
-            return connection;
+        @Override
+        public ExecTarget target() {
+            return connection.target();
         }
 
         @Override
@@ -306,14 +278,19 @@ final class ReadAhead {
     /** See {@link #readingAfter}: the answers of its last exchange are the ones kept. */
     private final class ReadingAfter implements Connection {
         private final Connection connection;
-        private final Key key;
+        private final ExecTarget key;
         private final Following next;
         private List<String> lines;
 
-        private ReadingAfter(Connection connection, Key key, Following next) {
+        private ReadingAfter(Connection connection, ExecTarget key, Following next) {
             this.connection = connection;
             this.key = key;
             this.next = next;
+        }
+
+        @Override
+        public ExecTarget target() {
+            return connection.target();
         }
 
         @Override

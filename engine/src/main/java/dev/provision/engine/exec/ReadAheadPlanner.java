@@ -74,7 +74,7 @@ final class ReadAheadPlanner {
      * its exchange ({@link ReadAhead#readingAfter}): empty where they read through another connection
      * than {@code key}'s or cannot be planned now.
      */
-    List<String> readsAfter(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead.Key key) {
+    List<String> readsAfter(List<Task> tasks, List<TaskStep> steps, int from, HostState host, dev.provision.engine.connection.ExecTarget key) {
         ReadAhead none = new ReadAhead(); // nothing read yet: every read is noted
         Planned planned = aheadOf(tasks, steps, from, host, ReadAhead.AFTER_A_WRITE, none);
         if (planned.through() == null || !ReadAhead.keyOf(planned.through()).equals(key)) {
@@ -94,7 +94,7 @@ final class ReadAheadPlanner {
     private Planned aheadOf(List<Task> tasks, List<TaskStep> steps, int from, HostState host, int window, ReadAhead ahead) {
         List<Ahead> planned = new ArrayList<>();
         Connection through = null;
-        ReadAhead.Key key = null;
+        dev.provision.engine.connection.ExecTarget key = null;
         int j = from;
         for (; j < tasks.size() && j < from + window; j++) {
             Task task = tasks.get(j);
@@ -119,7 +119,7 @@ final class ReadAheadPlanner {
                     TaskStep step = steps.get(j);
                     Params params = step.renderAhead(index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
                     Connection connection = inputs.connection(task, host, vars, ahead.exchanges);
-                    ReadAhead.Key of = ReadAhead.keyOf(connection);
+                    dev.provision.engine.connection.ExecTarget of = ReadAhead.keyOf(connection);
                     if (key == null) {
                         key = of;
                         through = connection;

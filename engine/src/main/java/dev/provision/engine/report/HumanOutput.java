@@ -135,12 +135,21 @@ public final class HumanOutput implements RunListener {
                 width[i] = Math.min(40, Math.max(width[i], t[i].length()));
             }
         }
-        for (String[] t : table) {
+        for (int i = 0; i < table.size(); i++) {
+            String[] t = table.get(i);
             String line = String.format("    %-" + width[0] + "s  %-" + width[1] + "s  %-" + width[2] + "s  %s", t[0], t[1], t[2], t[3]);
-            Colour c = t[3].startsWith("fail") ? Colour.RED : t[3].startsWith("warn") ? Colour.PURPLE
-                    : t[3].startsWith("unknown") ? Colour.CYAN : t[3].startsWith("pass") ? Colour.GREEN : Colour.NONE;
-            out.println(paint(line, c));
+            out.println(paint(line, i == 0 ? Colour.NONE : colour(rows.get(i - 1).verdict())));
         }
+    }
+
+    private static Colour colour(dev.provision.modules.spi.Verdict verdict) {
+        return switch (verdict) {
+            case FAIL -> Colour.RED;
+            case WARN -> Colour.PURPLE;
+            case UNKNOWN -> Colour.CYAN;
+            case PASS -> Colour.GREEN;
+            case SKIP -> Colour.NONE;
+        };
     }
 
     private void printDiff(String text) {

@@ -24,12 +24,13 @@ import java.util.Optional;
 
 /**
  * {@code stage}: copies a data set (a directory) onto the local disk of every host of the task. Each
- * host's plan is what it lacks against the manifest made once at the source ({@code manifest.sh}:
- * path, size, mode, SHA-256 per file); the transfer is one act of all hosts ({@link CrossHostTransfer}):
+ * host's plan is what it lacks against the listing of the source ({@code manifest.sh}: path, size,
+ * mode, mtime per file, no file's data read); the node that reads the source makes the hashes from
+ * the bytes it reads ({@code pull.sh}, {@link FanOut#trustedRoot}); the transfer is one act of all hosts ({@link CrossHostTransfer}):
  * one node reads the source, then nodes fetch from nodes that hold the verified set ({@link FanOut}),
  * with rsync over the cluster's SSH identity, host keys checked against the cluster's known-hosts
  * file. Every node verifies every file it did not verify before and records the manifest it verified.
- * The source is on storage every node mounts, on the controller (hashed here by
+ * The source is on storage every node mounts, on the controller (listed here by
  * {@link ControllerManifest}, streamed by the engine as a {@link dev.provision.modules.spi.Round.Feed})
  * or on one node (its manifest read there through {@code hop.sh}).
  */
@@ -79,12 +80,13 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
                 tree: one node reads it, then nodes fetch from nodes with rsync, the holders doubling each
                 round. Either way over ssh with ssh_key and known_hosts (the cluster identity cluster.yml
                 writes); a node the chain left short fetches the rest from a node that holds the set, rounds as
-                in tree. A manifest (path, size, mode, SHA-256) is made at the source; every node verifies each
-                file and records the manifest in dest/.provision-stage; the root hash is the manifest's SHA-256.
+                in tree. Planning lists the source (path, size, mode, mtime; no data read); the node that reads
+                the source hashes what it read, and that manifest (plus SHA-256) reaches every other node, which
+                verifies each file and records it in dest/.provision-stage; the root hash is its SHA-256.
                 A verified file is never fetched again. src_on: shared (default: a path every host mounts);
-                controller (a path on the machine running provision: the manifest is made there and one tar of
-                what the chain lacks streams into its first node over provision's own connection; GNU tar);
-                node with src_host (a path on that node's disk only: the manifest is made there, over the
+                controller (a path on the machine running provision: listed there, and one tar of what the
+                chain lacks streams into its first node over provision's own connection; GNU tar);
+                node with src_host (a path on that node's disk only: it is listed there, over the
                 cluster identity, and that node, which must be a host of the task, starts the fan-out). While
                 it runs the progress line shows bytes and files per second across the cluster.""";
     }

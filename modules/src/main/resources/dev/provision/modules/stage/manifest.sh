@@ -1,4 +1,4 @@
-# The listing of a source directory, made without reading any file's data (one find over the
+# The manifest of a source directory, its listing part, made without reading any file's data (one find over the
 # directory's metadata): one line per regular file, -<TAB>SIZE<TAB>MODE<TAB>MTIME<TAB>PATH, sorted by
 # path in the C locale, MODE the octal permission bits, MTIME whole seconds since the epoch, PATH
 # relative to the directory; '-' where the manifest has a file's SHA-256, which the node that reads

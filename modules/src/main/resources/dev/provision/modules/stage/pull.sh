@@ -1,4 +1,4 @@
-# One node's part of a staging round: fetch what it lacks of the set, then verify every file against
+# One node's part of a staging round: fetch what it lacks of the manifest's files, then verify every file against
 # the set's manifest and record what it verified. The task wrote the listing of the source to
 # .provision-stage/manifest: per file -, size, mode, mtime, path; no file's data was read to plan.
 # $1 destination, $2 how it fetches: 'source' (reads a directory this node sees: shared storage, or

@@ -23,6 +23,15 @@ import java.util.Set;
  * it, so the holders double each round (⌈log₂ N⌉ + 1 rounds). A node whose fetch failed tries again
  * from another holder; a holder that could not be reached serves nobody after; a node is given up
  * after {@link #ATTEMPTS} failed fetches. Pure: the state is the history of rounds.
+ *
+ * <p>Whose hashes count ({@link #trustedRoot}): the plans list the source without hashing it, so
+ * the set's manifest is made during the run. A node whose record vouches for the whole listing
+ * (every file with its path, size, mode and mtime, as rsync's quick check trusts) holds it already:
+ * the first such node, in the task's order, sets the root hash and the source is not read.
+ * Otherwise the node that reads the source makes it from the bytes it read (pull.sh), and every
+ * other node verifies against that manifest, which reaches it down the chain or from its donor's
+ * record. A node is a holder only with that root; a node whose own record vouches for another root
+ * for the same listing fails (nothing tells which is the source's without reading it).
  */
 final class FanOut {
     static final int ATTEMPTS = 3;
@@ -34,15 +43,23 @@ final class FanOut {
     /**
      * One node's part as its plan put it in the result ({@link #toResult}).
      *
+     * @param root the root hash of its record when that vouched for the whole set as it planned
+     *     (it holds the set); empty otherwise
      * @param lacks what it lacked when it planned (files to fetch, then files to verify): what a feed
      *     from the controller streams to it
      */
-    record Node(String host, String address, boolean complete, Settings settings, List<String> lacks) {
+    record Node(String host, String address, String root, Settings settings, List<String> lacks) {
         Node {
             requireNonNull(host, "host cannot be null");
             requireNonNull(address, "address cannot be null");
+            requireNonNull(root, "root cannot be null");
             requireNonNull(settings, "settings cannot be null");
             lacks = List.copyOf(lacks);
+        }
+
+        /** Whether its record vouched for the whole set when it planned. */
+        boolean complete() {
+            return !root.isEmpty();
         }
     }
 
@@ -54,7 +71,7 @@ final class FanOut {
      * @param srcHost the node that holds the source when {@code srcOn} is {@code node}; empty otherwise
      */
     record Settings(String src, String srcOn, String srcHost, String dest, String sshUser, String sshKey, String knownHosts,
-                    long hashers, String fanOut, long perHolder, long connectTimeout, long roundTimeout, String rootHash) {
+                    long hashers, String fanOut, long perHolder, long connectTimeout, long roundTimeout) {
         Settings {
             requireNonNull(srcOn, "srcOn cannot be null");
             requireNonNull(srcHost, "srcHost cannot be null");
@@ -62,8 +79,8 @@ final class FanOut {
 
         /** The source on shared storage, as before sources had a place. */
         Settings(String src, String dest, String sshUser, String sshKey, String knownHosts, long hashers, String fanOut, long perHolder,
-                 long connectTimeout, long roundTimeout, String rootHash) {
-            this(src, "shared", "", dest, sshUser, sshKey, knownHosts, hashers, fanOut, perHolder, connectTimeout, roundTimeout, rootHash);
+                 long connectTimeout, long roundTimeout) {
+            this(src, "shared", "", dest, sshUser, sshKey, knownHosts, hashers, fanOut, perHolder, connectTimeout, roundTimeout);
         }
 
         Map<String, Object> toMap() {
@@ -80,26 +97,26 @@ final class FanOut {
             m.put("per_holder", perHolder);
             m.put("connect_timeout", connectTimeout);
             m.put("round_timeout", roundTimeout);
-            m.put("root_hash", rootHash);
             return m;
         }
 
         static Settings fromMap(Map<?, ?> m) {
             return new Settings(str(m, "src"), str(m, "src_on"), str(m, "src_host"), str(m, "dest"), str(m, "ssh_user"), str(m, "ssh_key"), str(m, "known_hosts"),
-                    num(m, "hashers"), str(m, "fan_out"), num(m, "per_holder"), num(m, "connect_timeout"), num(m, "round_timeout"), str(m, "root_hash"));
+                    num(m, "hashers"), str(m, "fan_out"), num(m, "per_holder"), num(m, "connect_timeout"), num(m, "round_timeout"));
         }
     }
 
     static final String RESULT_KEY = "stage_transfer";
 
-    static Map<String, Object> toResult(String address, boolean complete, Settings settings) {
-        return toResult(address, complete, settings, List.of());
+    static Map<String, Object> toResult(String address, String root, Settings settings) {
+        return toResult(address, root, settings, List.of());
     }
 
-    static Map<String, Object> toResult(String address, boolean complete, Settings settings, List<String> lacks) {
+    /** {@code root}: the root hash of the node's record where it vouches for the whole set; empty otherwise. */
+    static Map<String, Object> toResult(String address, String root, Settings settings, List<String> lacks) {
         Map<String, Object> m = new LinkedHashMap<>(settings.toMap());
         m.put("address", address);
-        m.put("complete", complete);
+        m.put("root", root);
         if (settings.srcOn().equals("controller")) {
             m.put("lacks", List.copyOf(lacks)); // only the controller's feed needs it: no copy of the list otherwise
         }
@@ -111,7 +128,7 @@ final class FanOut {
         resultsByHost.forEach((host, result) -> {
             if (result.get(RESULT_KEY) instanceof Map<?, ?> m) {
                 List<String> lacks = m.get("lacks") instanceof List<?> l ? l.stream().map(String::valueOf).toList() : List.of();
-                nodes.add(new Node(host, str(m, "address"), Boolean.TRUE.equals(m.get("complete")), Settings.fromMap(m), lacks));
+                nodes.add(new Node(host, str(m, "address"), m.get("root") instanceof String r ? r : "", Settings.fromMap(m), lacks));
             }
         });
         return nodes;
@@ -140,10 +157,20 @@ final class FanOut {
             return status == Round.Status.EXITED && exitCode == 0 && stdout.lines().anyMatch(l -> l.startsWith("verified\t"));
         }
 
-        /** Whether the donor (a node, or the source) could not be talked to. */
+        /**
+         * Whether the donor (a node, or the source) could not be talked to; the source also when it
+         * could not be read as planned (a file changed, or the read failed): reading it again in
+         * the same run cannot give the set the nodes planned for.
+         */
         boolean donorLost() {
-            return status == Round.Status.EXITED && exitCode == 4 && stdout.lines()
-                    .filter(l -> l.startsWith("rsync\t")).anyMatch(l -> PEER_LOST.contains(Integer.parseInt(l.substring(6).strip())));
+            return status == Round.Status.EXITED && exitCode == 4 && stdout.lines().anyMatch(l -> l.startsWith("read\t")
+                    || l.startsWith("changed\t") || l.equals("ssh\t255")
+                    || l.startsWith("rsync\t") && PEER_LOST.contains(Integer.parseInt(l.substring(6).strip())));
+        }
+
+        /** Whether the donor is the source itself (the source's directory, or the controller's feed). */
+        boolean fromSource() {
+            return donor.equals(FROM_SOURCE) || donor.equals(FROM_CONTROLLER);
         }
 
         List<String> received() {
@@ -157,7 +184,8 @@ final class FanOut {
 
         String why() {
             List<String> lines = new ArrayList<>(stdout.lines().filter(l -> l.startsWith("rsync\t") || l.startsWith("missing\t")
-                    || l.startsWith("bad\t")).limit(3).map(l -> l.replace('\t', ' ')).toList());
+                    || l.startsWith("bad\t") || l.startsWith("read\t") || l.startsWith("changed\t") || l.startsWith("manifest\t")
+                    || l.startsWith("ssh\t")).limit(3).map(l -> l.replace('\t', ' ')).toList());
             stderr.lines().filter(l -> !l.isBlank()).limit(3).forEach(lines::add);
             String from = from(donor);
             return "fetch from " + from + " " + (status == Round.Status.EXITED ? "exited " + exitCode : status.name().toLowerCase())
@@ -184,15 +212,16 @@ final class FanOut {
             return Optional.empty();
         }
         List<Fetch> fetches = fetches();
+        String trusted = trustedRoot(fetches);
         Set<String> holders = new LinkedHashSet<>();
-        nodes.stream().filter(Node::complete).forEach(n -> holders.add(n.host()));
-        fetches.stream().filter(Fetch::verified).forEach(f -> holders.add(f.receiver()));
+        nodes.stream().filter(Node::complete).filter(n -> n.root().equals(trusted)).forEach(n -> holders.add(n.host()));
+        fetches.stream().filter(f -> holds(f, trusted)).forEach(f -> holders.add(f.receiver()));
         Set<String> lost = new LinkedHashSet<>();
         fetches.stream().filter(f -> f.status() == Round.Status.UNREACHABLE).forEach(f -> lost.add(f.receiver()));
         fetches.stream().filter(Fetch::donorLost).forEach(f -> lost.add(f.donor()));
         Map<String, Integer> failures = new LinkedHashMap<>();
-        fetches.stream().filter(f -> !f.verified()).forEach(f -> failures.merge(f.receiver(), 1, Integer::sum));
-        List<Node> needers = nodes.stream().filter(n -> !holders.contains(n.host()) && !lost.contains(n.host())
+        fetches.stream().filter(f -> !holds(f, trusted)).forEach(f -> failures.merge(f.receiver(), 1, Integer::sum));
+        List<Node> needers = nodes.stream().filter(n -> !n.complete() && !holders.contains(n.host()) && !lost.contains(n.host())
                 && failures.getOrDefault(n.host(), 0) < ATTEMPTS).toList();
         if (needers.isEmpty()) {
             return Optional.empty();
@@ -239,6 +268,24 @@ final class FanOut {
     }
 
     /**
+     * The root hash the run stages: that of the first node (in the task's order) whose record vouched
+     * for the whole set when it planned; else that of the first fetch that verified (the node that
+     * read the source makes the manifest, and the nodes of its chain verify against it: they share its
+     * root; a chain node verifies only with the manifest the reader sent after its own read and
+     * checks passed); empty while nobody has it.
+     */
+    String trustedRoot(List<Fetch> fetches) {
+        return nodes.stream().filter(Node::complete).map(Node::root).findFirst()
+                .or(() -> fetches.stream().filter(Fetch::verified).map(f -> f.verifiedRoot().orElse("")).filter(r -> !r.isEmpty())
+                        .findFirst())
+                .orElse("");
+    }
+
+    private static boolean holds(Fetch f, String trusted) {
+        return f.verified() && !trusted.isEmpty() && f.verifiedRoot().orElse("").equals(trusted);
+    }
+
+    /**
      * The node that reads the source when nobody holds the set: the source node itself
      * ({@code src_on: node}; nobody when it is lost, given up or not among the task's hosts), else the
      * first node that lacks it; nobody once the source could not be read.
@@ -269,18 +316,18 @@ final class FanOut {
         StringBuilder input = new StringBuilder();
         files.forEach(f -> input.append(f).append('\n'));
         Round.Gang gang = gang(receiver, FROM_CONTROLLER, "-", "feed", last);
-        Round.Launch launch = gang.launches().get(0).withFeed(new Round.Feed(controllerTarArgv(s.src()), input.toString()));
+        Round.Launch launch = gang.launches().get(0).withFeed(new Round.Feed(controllerFeedArgv(s.src()), input.toString()));
         return new Round.Gang(gang.id(), List.of(launch));
     }
 
     /**
-     * The controller's tar of {@code src}, the names (one a line, taken as they are) read on its standard
-     * input: hard links stored as files (a node may lack the first name of a pair), owned by root on
-     * the nodes, whoever owns them here. GNU tar.
+     * The controller's tar of {@code src} ({@code feed.sh}), the names (one a line, taken as they are)
+     * read on its standard input, then its mark that it read every file whole and unchanged: hard
+     * links stored as files (a node may lack the first name of a pair), owned by root on the nodes,
+     * whoever owns them here. GNU tar.
      */
-    static List<String> controllerTarArgv(String src) {
-        return List.of("tar", "-c", "-f", "-", "-C", src, "--no-recursion", "--hard-dereference", "--owner=0", "--group=0",
-                "--numeric-owner", "--verbatim-files-from", "-T", "-");
+    static List<String> controllerFeedArgv(String src) {
+        return List.of("sh", "-c", StageModule.feedScript(), "sh", src);
     }
 
     private Round.Gang gang(Node receiver, String donor, String from, String mode, boolean last) {
@@ -294,17 +341,29 @@ final class FanOut {
         return donor.equals(FROM_SOURCE) ? "the source" : donor.equals(FROM_CONTROLLER) ? "the controller" : donor;
     }
 
-    /** How each node that lacked the set ended: what it received and verified, or why it did not. */
+    /**
+     * How each node that lacked the set ended: what it received and verified, or why it did not; and
+     * the root hash the run staged ({@code root_hash}), which its plan could not know where it came
+     * from the source's read. A node whose record vouched for another root fails.
+     */
     Map<String, CrossHostTransfer.HostOutcome> conclude() {
         List<Fetch> fetches = fetches();
+        String trusted = trustedRoot(fetches);
+        Optional<Node> firstHolder = nodes.stream().filter(Node::complete).findFirst();
         Map<String, CrossHostTransfer.HostOutcome> out = new LinkedHashMap<>();
         for (Node n : nodes) {
             if (n.complete()) {
+                if (!n.root().equals(trusted)) {
+                    out.put(n.host(), new CrossHostTransfer.HostOutcome(Optional.of("its record vouches for root hash " + n.root()
+                            + " where " + firstHolder.map(Node::host).orElse("the source") + "'s vouches for " + trusted
+                            + ", for files of the same size, mode and mtime: remove " + n.settings().dest() + "/" + StageModule.STAGE_DIR
+                            + "/verified on it and stage again"), Map.of()));
+                }
                 continue;
             }
             List<Fetch> own = fetches.stream().filter(f -> f.receiver().equals(n.host())).toList();
             List<String> received = own.stream().flatMap(f -> f.received().stream()).distinct().toList();
-            Optional<Fetch> ok = own.stream().filter(Fetch::verified).findFirst();
+            Optional<Fetch> ok = own.stream().filter(f -> holds(f, trusted)).findFirst().or(() -> own.stream().filter(Fetch::verified).findFirst());
             Map<String, Object> values = new LinkedHashMap<>();
             values.put("received", received);
             values.put("received_files", (long) received.size());
@@ -313,8 +372,12 @@ final class FanOut {
             if (ok.isPresent()) {
                 String root = ok.get().verifiedRoot().orElse("");
                 values.put("verified_root_hash", root);
-                failure = root.equals(n.settings().rootHash()) ? Optional.empty()
-                        : Optional.of("verified root hash " + root + " is not the source's " + n.settings().rootHash());
+                if (root.equals(trusted)) {
+                    values.put("root_hash", trusted);
+                    failure = Optional.empty();
+                } else {
+                    failure = Optional.of("verified root hash " + root + " is not the source's " + trusted);
+                }
                 values.put("msg", "fetched " + received.size() + " files from " + String.join(", ", own.stream()
                         .map(f -> from(f.donor())).distinct().toList())
                         + ", all verified, root sha256 " + root);

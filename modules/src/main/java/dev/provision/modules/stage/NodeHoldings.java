@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -63,14 +64,18 @@ record NodeHoldings(long freeBytes, long freeInodes, long totalInodes, boolean n
     }
 
     /**
-     * What this node lacks of {@code manifest}.
+     * What this node lacks of {@code listing} (a listing or a complete manifest: the hashes are not
+     * compared here, only what the record vouches for).
      *
      * @param missing files to fetch (absent, or another size, mode or mtime)
-     * @param unverified files with the manifest's size, mode and mtime that the record does not vouch
-     *     for: hashed, not fetched
-     * @param recordCurrent whether the node's record is this manifest exactly
+     * @param unverified files with the listing's size, mode and mtime that the record does not vouch
+     *     for: hashed, not fetched (on the node that reads the source: compared with what it reads)
+     * @param recordCurrent whether the node's record lists exactly these files with these sizes,
+     *     modes and mtimes
+     * @param record the node's record when it vouches for every file of the listing as it is held
+     *     ({@link #complete()}): the manifest this node verified, whose root hash it holds
      */
-    record Needs(List<Manifest.Entry> missing, List<Manifest.Entry> unverified, boolean recordCurrent) {
+    record Needs(List<Manifest.Entry> missing, List<Manifest.Entry> unverified, boolean recordCurrent, Optional<Manifest> record) {
         Needs {
             missing = List.copyOf(missing);
             unverified = List.copyOf(unverified);
@@ -85,19 +90,46 @@ record NodeHoldings(long freeBytes, long freeInodes, long totalInodes, boolean n
         }
     }
 
-    Needs needs(Manifest manifest) {
-        List<Manifest.Entry> missing = new ArrayList<>();
-        List<Manifest.Entry> unverified = new ArrayList<>();
-        for (Manifest.Entry e : manifest.entries()) {
-            String have = files.get(e.path());
-            if (!(e.size() + "\t" + e.mode() + "\t" + e.mtime()).equals(have)) {
-                missing.add(e);
-            } else if (!verified.contains(e.line())) {
-                unverified.add(e);
+    /**
+     * A file is vouched for when the record holds a line with its path, size, mode and mtime (rsync's
+     * quick check, as before a hash was ever compared): its hash is the record's.
+     */
+    Needs needs(Manifest listing) {
+        Map<String, String> recorded = new java.util.HashMap<>();
+        List<String> recordLines = new ArrayList<>(verified);
+        for (String line : recordLines) {
+            String[] f = line.split("\t", 2);
+            if (f.length == 2) {
+                recorded.put(f[1], line);
             }
         }
-        boolean current = verified.size() == manifest.entries().size()
-                && manifest.entries().stream().allMatch(e -> verified.contains(e.line()));
-        return new Needs(missing, unverified, current);
+        List<Manifest.Entry> missing = new ArrayList<>();
+        List<Manifest.Entry> unverified = new ArrayList<>();
+        StringBuilder record = new StringBuilder();
+        for (Manifest.Entry e : listing.entries()) {
+            String have = files.get(e.path());
+            String line = recorded.get(e.metadata());
+            if (!(e.size() + "\t" + e.mode() + "\t" + e.mtime()).equals(have)) {
+                missing.add(e);
+            } else if (line == null || (e.hashed() && !line.equals(e.line()))) {
+                unverified.add(e);
+            } else {
+                record.append(line).append('\n');
+            }
+        }
+        boolean current = verified.size() == listing.entries().size()
+                && listing.entries().stream().allMatch(e -> recorded.containsKey(e.metadata()));
+        Optional<Manifest> vouched = Optional.empty();
+        if (missing.isEmpty() && unverified.isEmpty() && current) {
+            try {
+                vouched = Optional.of(Manifest.parse(record.toString())).filter(Manifest::complete);
+            } catch (IllegalArgumentException e) {
+                vouched = Optional.empty(); // a damaged record vouches for nothing
+            }
+            if (vouched.isEmpty()) {
+                return new Needs(missing, listing.entries(), false, Optional.empty());
+            }
+        }
+        return new Needs(missing, unverified, current, vouched);
     }
 }

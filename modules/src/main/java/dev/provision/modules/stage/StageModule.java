@@ -24,12 +24,13 @@ import java.util.Optional;
 
 /**
  * {@code stage}: copies a data set (a directory) onto the local disk of every host of the task. Each
- * host's plan is what it lacks against the manifest made once at the source ({@code manifest.sh}:
- * path, size, mode, SHA-256 per file); the transfer is one act of all hosts ({@link CrossHostTransfer}):
+ * host's plan is what it lacks against the listing of the source ({@code manifest.sh}: path, size,
+ * mode, mtime per file, no file's data read); the node that reads the source makes the hashes from
+ * the bytes it reads ({@code pull.sh}, {@link FanOut#trustedRoot}); the transfer is one act of all hosts ({@link CrossHostTransfer}):
  * one node reads the source, then nodes fetch from nodes that hold the verified set ({@link FanOut}),
  * with rsync over the cluster's SSH identity, host keys checked against the cluster's known-hosts
  * file. Every node verifies every file it did not verify before and records the manifest it verified.
- * The source is on storage every node mounts, on the controller (hashed here by
+ * The source is on storage every node mounts, on the controller (listed here by
  * {@link ControllerManifest}, streamed by the engine as a {@link dev.provision.modules.spi.Round.Feed})
  * or on one node (its manifest read there through {@code hop.sh}).
  */
@@ -40,6 +41,7 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
     private static final String PULL_SCRIPT = resource("pull.sh");
     private static final String PROGRESS_SCRIPT = resource("progress.sh");
     private static final String HOP_SCRIPT = resource("hop.sh");
+    private static final String FEED_SCRIPT = resource("feed.sh");
     /** A path that no shell, rsync or find pattern reads as anything but itself. */
     private static final String PLAIN_PATH = "/[A-Za-z0-9._/+@=,-]*";
 
@@ -78,12 +80,13 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
                 tree: one node reads it, then nodes fetch from nodes with rsync, the holders doubling each
                 round. Either way over ssh with ssh_key and known_hosts (the cluster identity cluster.yml
                 writes); a node the chain left short fetches the rest from a node that holds the set, rounds as
-                in tree. A manifest (path, size, mode, SHA-256) is made at the source; every node verifies each
-                file and records the manifest in dest/.provision-stage; the root hash is the manifest's SHA-256.
+                in tree. Planning lists the source (path, size, mode, mtime; no data read); the node that reads
+                the source hashes what it read, and that manifest (plus SHA-256) reaches every other node, which
+                verifies each file and records it in dest/.provision-stage; the root hash is its SHA-256.
                 A verified file is never fetched again. src_on: shared (default: a path every host mounts);
-                controller (a path on the machine running provision: the manifest is made there and one tar of
-                what the chain lacks streams into its first node over provision's own connection; GNU tar);
-                node with src_host (a path on that node's disk only: the manifest is made there, over the
+                controller (a path on the machine running provision: listed there, and one tar of what the
+                chain lacks streams into its first node over provision's own connection; GNU tar);
+                node with src_host (a path on that node's disk only: it is listed there, over the
                 cluster identity, and that node, which must be a host of the task, starts the fan-out). While
                 it runs the progress line shows bytes and files per second across the cluster.""";
     }
@@ -116,8 +119,6 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         String srcNode = srcHost;
         String srcAddress = srcOn.equals("node") ? plainWord("src_address", params.optString("src_address").filter(a -> !a.isEmpty())
                 .orElseGet(() -> String.valueOf(context.inventory().hostVars(srcNode).getOrDefault("ansible_host", srcNode)))) : "";
-        // The first host to ask makes it; its record spares re-reading files the source still has unchanged.
-        String record = dest + "/" + STAGE_DIR + "/verified";
         ProbeResult survey = context.host().probe(surveyArgv(dest).toArray(String[]::new));
         if (!survey.ok()) {
             throw new ModuleException("cannot read " + dest + ": " + survey.stderr().strip());
@@ -131,38 +132,40 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         if (holdings.notDirectory()) {
             throw new ModuleException(dest + " exists and is not a directory");
         }
+        // The listing: metadata only, no file's data read (the first host to ask makes it). The hashes
+        // come from the node that reads the source, from the bytes it reads, or from records.
         Manifest manifest = switch (srcOn) {
-            case "controller" -> context.sharedByAllHosts(List.of("stage manifest", srcOn, src, hashers, record),
-                    () -> ControllerManifest.of(java.nio.file.Path.of(src), hashers, holdings.verified()));
-            case "node" -> context.sharedByAllHosts(List.of("stage manifest", srcOn, srcHost, srcAddress, src, hashers, record),
-                    () -> manifest(context, srcNode + ":" + src, context.host().name().equals(srcNode) ? manifestArgv(src, hashers, record)
-                            : hopArgv(key, known, connectTimeout, user + "@" + srcAddress, manifestArgv(src, hashers, record))));
-            default -> context.sharedByAllHosts(List.of("stage manifest", src, hashers, record),
-                    () -> manifest(context, src, manifestArgv(src, hashers, record)));
+            case "controller" -> context.sharedByAllHosts(List.of("stage listing", srcOn, src),
+                    () -> ControllerManifest.of(java.nio.file.Path.of(src)));
+            case "node" -> context.sharedByAllHosts(List.of("stage listing", srcOn, srcHost, srcAddress, src),
+                    () -> manifest(context, srcNode + ":" + src, context.host().name().equals(srcNode) ? manifestArgv(src)
+                            : hopArgv(key, known, connectTimeout, user + "@" + srcAddress, manifestArgv(src))));
+            default -> context.sharedByAllHosts(List.of("stage listing", src), () -> manifest(context, src, manifestArgv(src)));
         };
         NodeHoldings.Needs needs = holdings.needs(manifest);
-        String root = manifest.rootHash();
+        // Known here only where this node's record vouches for the whole set; otherwise the node that
+        // reads the source makes it, and the rounds report it.
+        Optional<String> root = needs.record().map(Manifest::rootHash);
         FanOut.Settings settings = new FanOut.Settings(src, srcOn, srcHost, dest, user, key, known, hashers, params.string("fan_out"),
-                params.integer("per_holder"), connectTimeout, params.integer("round_timeout"), root);
+                params.integer("per_holder"), connectTimeout, params.integer("round_timeout"));
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("files", (long) manifest.entries().size());
         result.put("bytes", manifest.totalBytes());
-        result.put("root_hash", root);
+        root.ifPresent(r -> result.put("root_hash", r));
         result.put("missing_files", (long) needs.missing().size());
         result.put("missing_bytes", needs.missingBytes());
         result.put("unverified_files", (long) needs.unverified().size());
         result.put("missing", needs.missing().stream().map(Manifest.Entry::path).toList());
         List<String> lacks = java.util.stream.Stream.concat(needs.missing().stream(), needs.unverified().stream())
                 .map(Manifest.Entry::path).toList();
-        result.put(FanOut.RESULT_KEY, FanOut.toResult(address, needs.complete(), settings, lacks));
+        result.put(FanOut.RESULT_KEY, FanOut.toResult(address, root.orElse(""), settings, lacks));
         if (needs.complete()) {
             return Plan.converged(manifest.entries().size() + " files (" + bytes(manifest.totalBytes()) + ") verified in "
-                    + dest + ", root sha256 " + root).withResult(result);
+                    + dest + ", root sha256 " + root.orElseThrow()).withResult(result);
         }
         refuseWithoutRoom(dest, holdings, needs, manifest, params.integer("space_margin"));
         String summary = "stage " + needs.missing().size() + " files (" + bytes(needs.missingBytes()) + ") into " + dest
-                + (needs.unverified().isEmpty() ? "" : ", verify " + needs.unverified().size() + " held")
-                + ", root sha256 " + root;
+                + (needs.unverified().isEmpty() ? "" : ", verify " + needs.unverified().size() + " held");
         String listing = needs.missing().stream().map(e -> e.path() + "\n").reduce("", String::concat);
         Change change = new Change(summary, List.of(new Diff(dest + " (files to fetch)", "", listing)), List.of(
                 new Command.MakeDirectory(dest + "/" + STAGE_DIR, new Command.Attributes(Optional.of("0700"), Optional.empty(),
@@ -171,12 +174,14 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         return new Plan(List.of(change), "", Map.of(), result);
     }
 
-    /**
-     * The read-only probe that makes the manifest of {@code src}, at the source, taking the hash of a
-     * file unchanged since {@code record} (path, size, mode, mtime) from it.
-     */
-    static List<String> manifestArgv(String src, long hashers, String record) {
-        return List.of("sh", "-c", MANIFEST_SCRIPT, "sh", src, String.valueOf(hashers), record);
+    /** The read-only probe that lists {@code src} (path, size, mode, mtime per file; no file's data read). */
+    static List<String> manifestArgv(String src) {
+        return List.of("sh", "-c", MANIFEST_SCRIPT, "sh", src);
+    }
+
+    /** The script the controller runs to stream its source into the chain ({@code feed.sh}). */
+    static String feedScript() {
+        return FEED_SCRIPT;
     }
 
     /** The script of one node's fetch and verification ({@code pull.sh}), as {@link FanOut} launches it. */

@@ -37,6 +37,9 @@ public record StagedSet(long files, long bytes, Optional<String> rootHash, List<
             return new StagedSet(0, 0, Optional.empty(), List.of(), 0);
         }
         Manifest verified = Manifest.parse(record.toString());
+        if (!verified.complete()) {
+            throw new IllegalArgumentException("the record lists files without a hash: not one staging wrote");
+        }
         List<Manifest.Entry> gone = holdings.needs(verified).missing();
         return new StagedSet(verified.entries().size(), verified.totalBytes(), Optional.of(verified.rootHash()),
                 gone.stream().limit(NAMED).map(Manifest.Entry::path).toList(), gone.size());

@@ -1,99 +1,168 @@
-# One node's part of a staging round: fetch what it lacks of the manifest's files, then verify
-# every file against the manifest and record what it verified. The manifest is already on the node
-# (.provision-stage/manifest, written by the task). $1 destination, $2 how it fetches: 'source'
-# (rsync from a directory this node reads: shared storage, or its own disk), 'peer' (rsync from
-# another node over the cluster's SSH identity), 'chain-source' or 'chain' (a link of a pipelined
-# chain, below), 'feed' (the first link of a chain whose stream comes on standard input: the
-# controller's tar, over the connection provision holds), $3 the source directory or USER@ADDRESS of
-# the peer ('-' for a feed), $4 private key, $5 known-hosts file, $6 how many
-# hashers run at once, $7 SSH connect timeout in seconds, $8 (chain) 'next' when a node follows.
-# rsync writes each file under .provision-stage/tmp (the same filesystem), fsyncs it and renames it
-# into place: a reader never sees a partial file under its final name, and what a killed run left
-# there is cleared by the next. Prints got<TAB>PATH per file received; then either
-# verified<TAB>FILES<TAB>BYTES<TAB>ROOT (exit 0), or rsync<TAB>EXIT (exit 4, nothing verified),
-# or missing<TAB>PATH / bad<TAB>PATH lines (exit 5; a bad file is removed, the next round fetches it).
+# One node's part of a staging round: fetch what it lacks of the manifest's files, then verify every file against
+# the set's manifest and record what it verified. The task wrote the listing of the source to
+# .provision-stage/manifest: per file -, size, mode, mtime, path; no file's data was read to plan.
+# $1 destination, $2 how it fetches: 'source' (reads a directory this node sees: shared storage, or
+# its own disk), 'feed' (the controller's tar on standard input, over the connection provision
+# holds, ending with its mark that it read every file whole: feed.sh), 'chain-source' (like source,
+# the first link of a pipelined chain, below), 'chain' (a later link), 'peer' (rsync from another
+# node over the cluster's SSH identity); $3 the source directory or USER@ADDRESS of the peer ('-'
+# for a feed), $4 private key, $5 known-hosts file, $6 how many hashers run at once, $7 SSH connect
+# timeout in seconds, $8 (chain) 'next' when a node follows.
 #
-# A chain: every node of it starts at once; the first reads the set from the source as one tar
-# stream, each passes the stream on to the next as it arrives (tee into a FIFO that the next node's
-# ssh reads) and unpacks the files it lacks under .provision-stage/tmp; then syncs them, links them
-# into place and verifies them like any fetch. The source is read once and each node's link carries
-# the set once, whatever the number of nodes. A node that lost its predecessor ends short (missing
-# files, exit 5) and fetches the rest in the next round, from a node that holds the set; a node whose
-# successor is lost goes on (tee -p).
+# The manifest. A node that reads the source (source, chain-source, feed) makes it: a file its record
+# vouches for (same path, size, mode and mtime, held so) keeps the recorded hash and is not read; it
+# reads every other file from the source, even one it holds (a held copy is replaced only when its
+# bytes differ from what it read: not received), and hashes what landed. Its read counts only when it
+# is whole and as planned: tar read every file unchanged (exit 0; the controller's mark for a feed),
+# every file as read has the listing's size, mode and mtime, and a local source still has them after
+# the read. Then it records the manifest and sends it down the chain, after the data, as a last tar
+# member (.provision-stage/source-manifest). A chain node takes the manifest from that member, a peer
+# from its donor's record; either must list the very files of the listing with their size, mode and
+# mtime. Every file is then verified against it: SHA-256, size, mode, mtime.
+#
+# Nothing partial under a final name: files land under .provision-stage/tmp (the same filesystem), are
+# synced, then linked into place (a file cut short is dropped first); rsync writes each to a temp name,
+# fsyncs and renames it. Prints got<TAB>PATH per file received; then verified<TAB>FILES<TAB>BYTES<TAB>ROOT
+# (exit 0); or rsync<TAB>EXIT, ssh<TAB>EXIT, read<TAB>WHY, changed<TAB>PATH (exit 4: nothing verified);
+# or missing<TAB>PATH, bad<TAB>PATH, manifest<TAB>WHY (exit 5; a bad file is removed, the next round
+# fetches it).
+#
+# A chain: every node of it starts at once; the first reads the set as one tar stream, each passes
+# the stream on to the next as it arrives (tee into a FIFO that the next node's ssh reads) and unpacks
+# the files it lacks. The source is read once and each node's link carries the set once, whatever the
+# number of nodes. A node that lost its predecessor ends short (exit 5) and fetches the rest in the
+# next round, from a node that holds the set; a node whose successor is lost goes on (tee -p).
 set -eu
 export LC_ALL=C
 dest=$1 mode=$2 from=$3 key=$4 known=$5 jobs=$6 timeout=$7 next=${8:-none}
 stage=$dest/.provision-stage
-[ -f "$stage/manifest" ] || { echo "no manifest at $stage/manifest" >&2; exit 3; }
-cut -f5 "$stage/manifest" > "$stage/files"
-rm -rf "$stage/tmp" "$stage/rsync.out"
+listing=$stage/manifest
+[ -f "$listing" ] || { echo "no manifest at $listing" >&2; exit 3; }
+case $mode in source|chain-source|feed) reader=yes ;; *) reader=no ;; esac
+cut -f5 "$listing" > "$stage/files"
+rm -rf "$stage/tmp" "$stage/rsync.out" "$stage/source-manifest" "$stage/send" "$stage/expect" "$stage/bad" "$stage/missing" \
+    "$stage/changed"
 mkdir "$stage/tmp"
+touch "$stage/verified"
 # A peer that stops answering is given up within 3 × 5 s (a hung node must not stall the nodes after it).
 ssh_options="-o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$known -o ConnectTimeout=$timeout -o ServerAliveInterval=5 -o ServerAliveCountMax=3"
 ssh_to() {
     ssh -i "$key" $ssh_options "$@"
 }
+held() {
+    find "$dest" -path "$stage" -prune -o -type f -printf '%P\t%s\t%m\t%T@\n' > "$stage/have"
+}
+# wanted: what this node takes from the stream (held otherwise than the listing says; for a reader
+# also what its record does not vouch for, then named in 'recheck' when it holds it as listed);
+# vouched: the record's lines for files held as listed.
+held
+awk -F'\t' -v reader="$reader" -v vouched="$stage/vouched" -v recheck="$stage/recheck" '
+    FILENAME == ARGV[1] { m = $4; sub(/\..*/, "", m); have[$1] = $2 "\t" $3 "\t" m; next }
+    FILENAME == ARGV[2] { rec[$5 "\t" $2 "\t" $3 "\t" $4] = $0; next }
+    { k = $5 "\t" $2 "\t" $3 "\t" $4
+      if (have[$5] != $2 "\t" $3 "\t" $4) print $5
+      else if (k in rec) print rec[k] > vouched
+      else if (reader == "yes") { print $5; print $5 > recheck } }' "$stage/have" "$stage/verified" "$listing" > "$stage/wanted"
+touch "$stage/vouched" "$stage/recheck"
 # The stream on standard input, passed on to the next node once its ssh opened the FIFO (it starts
 # at the same time; a node that never comes is left out after a while).
+wait_next() {
+    i=0
+    while [ ! -e "$stage/next.open" ] && [ "$i" -lt $((timeout * 10 + 100)) ]; do sleep 0.1; i=$((i + 1)); done
+    [ -e "$stage/next.open" ]
+}
 forward() {
-    if [ "$next" = next ]; then
-        i=0
-        while [ ! -e "$stage/next.open" ] && [ "$i" -lt $((timeout * 10 + 100)) ]; do sleep 0.1; i=$((i + 1)); done
-        if [ -e "$stage/next.open" ]; then exec tee -p -- "$stage/next"; fi
-    fi
+    if [ "$next" = next ] && wait_next; then exec tee -p -- "$stage/next"; fi
     exec cat
 }
-# What this node lacks (not as the manifest says: path, size, mode, mtime): the members it unpacks.
-wanted() {
-    find "$dest" -path "$stage" -prune -o -type f -printf '%P\t%s\t%m\t%T@\n' > "$stage/have.chain"
-    awk -F'\t' 'FILENAME == ARGV[1] { m = $4; sub(/\..*/, "", m); have[$1] = $2 "\t" $3 "\t" m; next }
-        have[$5] != $2 "\t" $3 "\t" $4 { print $5 }' "$stage/have.chain" "$stage/manifest" > "$stage/wanted"
-    rm -f "$stage/have.chain"
-}
 unpack() {
-    if [ -s "$stage/wanted" ]; then
-        tar -x -f - -C "$stage/tmp" --no-recursion --verbatim-files-from -T "$stage/wanted" 2>"$stage/tar.err"
+    r=0
+    # an empty list would mean every member to tar
+    if [ -s "$stage/unpack" ]; then
+        tar -x -i -f - -C "$stage/tmp" --no-recursion --verbatim-files-from -T "$stage/unpack" 2>"$stage/tar.err"
         r=$?
-        cat >/dev/null   # the rest of the stream, which the next node still needs
-        return $r
     fi
-    cat >/dev/null
+    cat >/dev/null   # the rest of the stream, which the next node still needs
+    return $r
 }
 set +e
-if [ "$mode" = chain-source ] || [ "$mode" = chain ] || [ "$mode" = feed ]; then
+rc=0
+if [ "$mode" = peer ]; then
+    # the donor's record first: the manifest this node verifies against (written before it served anyone)
+    ssh_to "$from" "cat -- $stage/verified" > "$stage/source-manifest"
+    r=$?
+    if [ "$r" -ne 0 ]; then printf 'ssh\t%s\n' "$r"; exit 4; fi
+    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %l %n' \
+        -e "ssh -i $key $ssh_options" \
+        -- "$from:$dest/" "$dest/" > "$stage/rsync.out"
+    rc=$?
+else
     rm -f "$stage/next" "$stage/next.open"
+    cp -- "$stage/wanted" "$stage/unpack"
+    [ "$mode" = feed ] && echo .provision-stage/read-whole >> "$stage/unpack"
+    [ "$mode" = chain ] && echo .provision-stage/source-manifest >> "$stage/unpack"
     [ "$next" = next ] && mkfifo "$stage/next"
-    wanted
-    if [ "$mode" = chain-source ]; then
-        (cd -- "$from" && tar -c -f - --no-recursion --verbatim-files-from -T "$stage/files") | forward | unpack
+    if [ "$reader" = yes ] && [ "$next" = next ]; then
+        if wait_next; then
+            # held open past the data: the manifest follows it down the chain
+            exec 3>"$stage/next"
+            next=open
+        else
+            next=none
+        fi
+    fi
+    if [ "$mode" = source ] || [ "$mode" = chain-source ]; then
+        # the whole set when a chain follows (a later node may lack any file), else what this node takes
+        if [ "$next" = none ]; then list=$stage/wanted; else list=$stage/files; fi
+        { (cd -- "$from" && tar -c -f - --no-recursion --verbatim-files-from -T "$list" 2>"$stage/read.err" 3>&-); echo $? > "$stage/read.rc"; } \
+            | { if [ "$next" = open ]; then exec tee -p -- "$stage/next"; else forward; fi; } 3>&- | unpack 3>&-
     elif [ "$mode" = feed ]; then
-        forward | unpack
+        { if [ "$next" = open ]; then exec tee -p -- "$stage/next"; else forward; fi; } 3>&- | unpack 3>&-
     else
         ssh_to "${from}" "i=0; while [ ! -p $stage/next ] && [ \$i -lt $((timeout * 10 + 100)) ]; do sleep 0.1; i=\$((i + 1)); done;" \
             "touch $stage/next.open && exec cat $stage/next" | forward | unpack
     fi
     rm -f "$stage/next" "$stage/next.open"
-    # a stream cut short leaves its last file short: never under its final name
-    (cd -- "$stage/tmp" && find . -type f -printf '%P\t%s\n') > "$stage/unpacked"
-    awk -F'\t' 'FILENAME == ARGV[1] { size[$5] = $2; next } size[$1] != $2 { print $1 }' \
-        "$stage/manifest" "$stage/unpacked" | while IFS= read -r p; do rm -f -- "$stage/tmp/$p"; done
+    [ ! -f "$stage/tmp/.provision-stage/source-manifest" ] || mv -- "$stage/tmp/.provision-stage/source-manifest" "$stage/source-manifest"
+    read_whole=no
+    [ ! -f "$stage/tmp/.provision-stage/read-whole" ] || read_whole=yes
+    rm -rf "$stage/tmp/.provision-stage"
+    # a file cut short, or not as the listing says (the source changed since planning): never under its final name
+    (cd -- "$stage/tmp" && find . -type f -printf '%P\t%s\t%m\t%T@\n') > "$stage/unpacked"
+    awk -F'\t' 'FILENAME == ARGV[1] { meta[$5] = $2 "\t" $3 "\t" $4; next }
+        { m = $4; sub(/\..*/, "", m); if (meta[$1] != $2 "\t" $3 "\t" m) print $1 }' \
+        "$listing" "$stage/unpacked" | while IFS= read -r p; do rm -f -- "$stage/tmp/$p"; done
+    # a held copy the reader read again: kept when its bytes are the source's, replaced otherwise
+    while IFS= read -r p; do
+        [ ! -f "$stage/tmp/$p" ] || ! cmp -s -- "$stage/tmp/$p" "$dest/$p" || rm -f -- "$stage/tmp/$p"
+    done < "$stage/recheck"
     # the files in full on disk before any takes its final name; then each linked into place
     sync -f "$stage/tmp"
     (cd -- "$stage/tmp" && find . -type f -printf '%P\n') | awk '{ print "got\t" $0 }'
     cp -r -l -f --preserve=all -- "$stage/tmp/." "$dest/"
-    rm -f "$stage/unpacked"
-    [ -s "$stage/tar.err" ] && head -3 "$stage/tar.err" >&2
-    rm -f "$stage/wanted" "$stage/tar.err"
-    rc=0   # what did not arrive is named by the verification below
+    [ -s "$stage/tar.err" ] && [ "$reader" = yes ] && head -3 "$stage/tar.err" >&2
+    rm -f "$stage/unpacked" "$stage/unpack" "$stage/tar.err"
     : > "$stage/rsync.out"
-elif [ "$mode" = source ]; then
-    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %l %n' -- "$from/" "$dest/" > "$stage/rsync.out"
-    rc=$?
-else
-    rsync -a -W --fsync --temp-dir="$stage/tmp" --files-from="$stage/files" --out-format='%i %l %n' \
-        -e "ssh -i $key $ssh_options" \
-        -- "$from:$dest/" "$dest/" > "$stage/rsync.out"
-    rc=$?
+    if [ "$reader" = yes ]; then
+        if [ "$mode" = feed ]; then
+            [ "$read_whole" = yes ] || { printf 'read\tthe controller did not read the source whole (its message follows)\n'; exit 4; }
+        else
+            r=$(cat "$stage/read.rc" 2>/dev/null || echo 1)
+            if [ "$r" != 0 ]; then
+                printf 'read\ttar exited %s\n' "$r"
+                head -3 "$stage/read.err" >&2
+                exit 4
+            fi
+            # still as planned after the read (a file written meanwhile is caught here, or by tar)
+            (cd -- "$from" && find . -type f -printf '%P\t%s\t%m\t%T@\n') > "$stage/restat"
+            awk -F'\t' 'FILENAME == ARGV[1] { m = $4; sub(/\..*/, "", m); now[$1] = $2 "\t" $3 "\t" m; next }
+                FILENAME == ARGV[2] { want[$0] = 1; next }
+                ($5 in want) && now[$5] != $2 "\t" $3 "\t" $4 { print "changed\t" $5 }' \
+                "$stage/restat" "$stage/wanted" "$listing" > "$stage/changed"
+            rm -f "$stage/restat"
+            if [ -s "$stage/changed" ]; then head -3 "$stage/changed"; exit 4; fi
+        fi
+    fi
 fi
 set -e
 # rsync's lines: ITEMS LENGTH PATH (the length counted by progress.sh while the fetch runs)
@@ -102,33 +171,64 @@ if [ "$rc" -ne 0 ]; then
     printf 'rsync\t%s\n' "$rc"
     exit 4
 fi
+# What it verifies against: the reader's own (record where it vouches, '-' to hash), else the one it was sent.
+if [ "$reader" = yes ]; then
+    awk -F'\t' 'FILENAME == ARGV[1] { v[$5] = $1; next } { print (($5 in v) ? v[$5] : "-") "\t" $2 "\t" $3 "\t" $4 "\t" $5 }' \
+        "$stage/vouched" "$listing" > "$stage/expect"
+elif [ ! -s "$stage/source-manifest" ] && [ -s "$listing" ]; then
+    echo "manifest	none came from the node before (the chain was cut before its first node sent it)"
+    exit 5
+elif ! awk -F'\t' 'FILENAME == ARGV[1] { meta[FNR] = $2 "\t" $3 "\t" $4 "\t" $5; n = FNR; next }
+        { if (meta[FNR] != $2 "\t" $3 "\t" $4 "\t" $5 || length($1) != 64 || $1 !~ /^[0-9a-f]+$/) bad = 1; m = FNR }
+        END { exit (bad || m != n) }' "$listing" "$stage/source-manifest"; then
+    echo "manifest	the one sent lists other files, sizes, modes or mtimes than this node planned for"
+    exit 5
+else
+    cp -- "$stage/source-manifest" "$stage/expect"
+fi
 # What the record already vouches for (same line, and the file with that size, mode and mtime) is
 # not hashed again; everything else is.
-find "$dest" -path "$stage" -prune -o -type f -printf '%P\t%s\t%m\t%T@\n' > "$stage/have"
-touch "$stage/verified"
+held
 rm -f "$stage/tohash"
 awk -F'\t' -v stage="$stage" '
     FILENAME == ARGV[1] { m = $4; sub(/\..*/, "", m); have[$1] = $2 "\t" $3 "\t" m; next }
     FILENAME == ARGV[2] { recorded[$0] = 1; next }
     { if (have[$5] != $2 "\t" $3 "\t" $4) print "missing\t" $5
-      else if (!($0 in recorded)) print $5 > (stage "/tohash") }' "$stage/have" "$stage/verified" "$stage/manifest" > "$stage/missing"
+      else if (!($0 in recorded)) print $5 > (stage "/tohash") }' "$stage/have" "$stage/verified" "$stage/expect" > "$stage/missing"
 rm -rf "$stage/sums"
 mkdir "$stage/sums"
 if [ -f "$stage/tohash" ]; then
     (cd -- "$dest" && tr '\n' '\0' < "$stage/tohash" | xargs -0 -r -P "$jobs" -n 256 sh -c 'sha256sum -- "$@" >> "$0/$$"' "$stage/sums")
 fi
 cat "$stage"/sums/* </dev/null > "$stage/hashed" 2>/dev/null || true
-awk -F'\t' 'NR == FNR { sums[substr($0, 67)] = substr($0, 1, 64); next }
-    ($5 in sums) && sums[$5] != $1 { print "bad\t" $5 }' "$stage/hashed" "$stage/manifest" > "$stage/bad"
+# the manifest filled in ('-': what the reader hashed) and the files whose hash is not the manifest's
+: > "$stage/bad"
+awk -F'\t' -v bad="$stage/bad" 'FILENAME == ARGV[1] { sums[substr($0, 67)] = substr($0, 1, 64); next }
+    { h = $1
+      if (h == "-" && ($5 in sums)) h = sums[$5]
+      else if (($5 in sums) && sums[$5] != h) print "bad\t" $5 > bad
+      print h "\t" $2 "\t" $3 "\t" $4 "\t" $5 }' "$stage/hashed" "$stage/expect" > "$stage/expect.full"
+mv -- "$stage/expect.full" "$stage/expect"
+# a file the reader could not hash (gone meanwhile) is missing: the record never holds a '-'
+awk -F'\t' '$1 == "-" { print "missing\t" $5 }' "$stage/expect" >> "$stage/missing"
 cut -f2 "$stage/bad" | while IFS= read -r p; do rm -f -- "$dest/$p"; done
 if [ -s "$stage/missing" ] || [ -s "$stage/bad" ]; then
     cat "$stage/missing" "$stage/bad"
-    rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files"
+    rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/expect"
     exit 5
 fi
-cp -- "$stage/manifest" "$stage/verified.tmp"
+cp -- "$stage/expect" "$stage/verified.tmp"
 sync -- "$stage/verified.tmp"
 mv -- "$stage/verified.tmp" "$stage/verified"
-rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/rsync.out" "$stage/missing" "$stage/bad" "$stage/tmp"
-awk -F'\t' '{ n++; b += $2 } END { printf "verified\t%d\t%.0f\t", n, b }' "$stage/manifest"
-sha256sum < "$stage/manifest" | cut -c1-64
+if [ "$next" = open ]; then
+    # the manifest down the chain, after the data: a last tar member (a successor gone is no error here)
+    mkdir -p "$stage/send/.provision-stage"
+    cp -- "$stage/expect" "$stage/send/.provision-stage/source-manifest"
+    (tar -c -f - -C "$stage/send" .provision-stage/source-manifest >&3) 2>/dev/null || true
+    exec 3>&-
+fi
+rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/rsync.out" "$stage/missing" "$stage/bad" \
+    "$stage/tmp" "$stage/expect" "$stage/send" "$stage/source-manifest" "$stage/wanted" "$stage/vouched" "$stage/recheck" \
+    "$stage/read.rc" "$stage/read.err" "$stage/changed"
+awk -F'\t' '{ n++; b += $2 } END { printf "verified\t%d\t%.0f\t", n, b }' "$stage/verified"
+sha256sum < "$stage/verified" | cut -c1-64

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 /** Who fetches from whom: the plans' results and the rounds so far in, the next round out. */
 class FanOutTest {
     private static final FanOut.Settings SETTINGS = new FanOut.Settings("/shared/set", "/nvme/set", "root", "/root/.ssh/id_ed25519",
-            "/etc/ssh/ssh_known_hosts", 4, "tree", 1, 10, 3600, "ROOT");
+            "/etc/ssh/ssh_known_hosts", 4, "tree", 1, 10, 3600);
     private static final FanOut.Settings CHAIN = new FanOut.Settings("/shared/set", "/nvme/set", "root", "/root/.ssh/id_ed25519",
-            "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600, "ROOT");
+            "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600);
     private static final String VERIFIED = "got\ta\nverified\t1\t3\tROOT\n";
 
     private static Map<String, Map<String, Object>> nodes(int n, String... complete) {
@@ -29,7 +29,7 @@ class FanOutTest {
         Map<String, Map<String, Object>> results = new LinkedHashMap<>();
         for (int k = 1; k <= n; k++) {
             String host = "node0" + k;
-            results.put(host, Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0." + k, List.of(complete).contains(host), settings)));
+            results.put(host, Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0." + k, List.of(complete).contains(host) ? "ROOT" : "", settings)));
         }
         return results;
     }
@@ -137,13 +137,50 @@ class FanOutTest {
     }
 
     @Test
-    void aVerifiedRootOtherThanTheSourcesFailsTheNode() {
-        Map<String, Map<String, Object>> results = nodes(1);
+    void aVerifiedRootOtherThanTheHoldersFailsTheNode() {
+        Map<String, Map<String, Object>> results = nodes(2, "node01");
         Round r = fanOut(results, List.of()).nextRound().orElseThrow();
         Round.Launch l = r.gangs().get(0).launches().get(0);
-        Round.Outcome o = ran(r, Map.of("node01", new Round.Answer(l, Round.Status.EXITED, new ProbeResult(0, "verified\t1\t3\tOTHER\n", ""))));
+        Round.Outcome o = ran(r, Map.of("node02", new Round.Answer(l, Round.Status.EXITED, new ProbeResult(0, "verified\t1\t3\tOTHER\n", ""))));
 
-        assertEquals(Optional.of("verified root hash OTHER is not the source's ROOT"), fanOut(results, List.of(o)).conclude().get("node01").failure());
+        assertEquals(Optional.of("verified root hash OTHER is not the source's ROOT"), fanOut(results, List.of(o)).conclude().get("node02").failure());
+    }
+
+    @Test
+    void withoutAHolderTheReadersManifestSetsTheRootAndTheChainThatVerifiedItHoldsTheSet() {
+        Map<String, Map<String, Object>> results = nodes(CHAIN, 3);
+        Round chain = fanOut(results, List.of()).nextRound().orElseThrow();
+        Round.Answer other = new Round.Answer(chain.gangs().get(2).launches().get(0), Round.Status.EXITED,
+                new ProbeResult(0, "got\ta\nverified\t1\t3\tOTHER\n", ""));
+        List<Round.Outcome> done = List.of(ran(chain, Map.of("node03", other)));
+
+        Map<String, CrossHostTransfer.HostOutcome> out = fanOut(results, done).conclude();
+        assertEquals("ROOT", out.get("node01").values().get("root_hash"), "the plan could not know it: the run reports it");
+        assertEquals(Optional.empty(), out.get("node02").failure());
+        assertEquals(Optional.of("verified root hash OTHER is not the source's ROOT"), out.get("node03").failure());
+        assertEquals(List.of("node03<-node01"), pairs(fanOut(results, done).nextRound()), "node03 is no holder: it fetches again");
+    }
+
+    @Test
+    void aReadThatFoundTheSourceChangedEndsTheReadsOfTheRun() {
+        Map<String, Map<String, Object>> results = nodes(2);
+        Round r = fanOut(results, List.of()).nextRound().orElseThrow();
+        Round.Launch l = r.gangs().get(0).launches().get(0);
+        List<Round.Outcome> done = List.of(ran(r, Map.of("node01", new Round.Answer(l, Round.Status.EXITED,
+                new ProbeResult(4, "changed\tweights.bin\n", "")))));
+
+        assertEquals(Optional.empty(), fanOut(results, done).nextRound());
+        assertEquals(Optional.of("fetch from the source exited 4: changed weights.bin"), fanOut(results, done).conclude().get("node01").failure());
+    }
+
+    @Test
+    void aNodeWhoseRecordVouchesForAnotherRootFailsAndServesNobody() {
+        Map<String, Map<String, Object>> results = new LinkedHashMap<>(nodes(3, "node01"));
+        results.put("node02", Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0.2", "OTHER", SETTINGS)));
+
+        assertEquals(List.of("node03<-node01"), pairs(fanOut(results, List.of()).nextRound()));
+        String why = fanOut(results, List.of()).conclude().get("node02").failure().orElseThrow();
+        assertTrue(why.startsWith("its record vouches for root hash OTHER where node01's vouches for ROOT"), why);
     }
 
     @Test
@@ -175,13 +212,13 @@ class FanOutTest {
     }
 
     private static final FanOut.Settings FROM_CONTROLLER = new FanOut.Settings("/home/op/set", "controller", "", "/nvme/set", "root",
-            "/root/.ssh/id_ed25519", "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600, "ROOT");
+            "/root/.ssh/id_ed25519", "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600);
 
     @Test
     void aControllerSourceFeedsTheFirstNodeOfTheChainOneTarOfWhatTheChainLacks() {
         Map<String, Map<String, Object>> results = new LinkedHashMap<>();
-        results.put("node01", Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0.1", false, FROM_CONTROLLER, List.of("b", "a"))));
-        results.put("node02", Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0.2", false, FROM_CONTROLLER, List.of("c", "a"))));
+        results.put("node01", Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0.1", "", FROM_CONTROLLER, List.of("b", "a"))));
+        results.put("node02", Map.of(FanOut.RESULT_KEY, FanOut.toResult("10.0.0.2", "", FROM_CONTROLLER, List.of("c", "a"))));
 
         Round first = fanOut(results, List.of()).nextRound().orElseThrow();
 
@@ -190,7 +227,7 @@ class FanOutTest {
         Round.Launch fed = first.gangs().get(0).launches().get(0);
         assertEquals(List.of("feed", "-"), fed.argv().subList(5, 7));
         assertEquals("next", fed.argv().get(fed.argv().size() - 1));
-        assertEquals(FanOut.controllerTarArgv("/home/op/set"), fed.feed().argv());
+        assertEquals(FanOut.controllerFeedArgv("/home/op/set"), fed.feed().argv());
         assertEquals("a\nb\nc\n", fed.feed().input(), "the union of what the chain lacks, once each, in path order");
         assertTrue(!first.gangs().get(1).launches().get(0).feed().present(), "the rest of the chain reads from the node before");
         assertEquals(List.of("sh", "-c", "PROGRESS", "sh", "/nvme/set"), new FanOut(FanOut.nodes(results), List.of(), "PULL",
@@ -202,14 +239,14 @@ class FanOutTest {
     }
 
     @Test
-    void aControllerTarTakesItsNamesOnStandardInputAndNoValueAsAnOption() {
-        List<String> argv = FanOut.controllerTarArgv("/home/op/set");
-        assertEquals(List.of("-C", "/home/op/set"), argv.subList(4, 6));
-        assertEquals(List.of("--verbatim-files-from", "-T", "-"), argv.subList(argv.size() - 3, argv.size()));
+    void aControllerFeedTakesItsNamesOnStandardInputAndTheSourceAsAPositionalParameter() {
+        List<String> argv = FanOut.controllerFeedArgv("/home/op/set");
+        assertEquals(List.of("sh", "-c"), argv.subList(0, 2));
+        assertEquals(List.of("sh", "/home/op/set"), argv.subList(3, 5));
     }
 
     private static final FanOut.Settings FROM_NODE = new FanOut.Settings("/local/set", "node", "node03", "/nvme/set", "root",
-            "/root/.ssh/id_ed25519", "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600, "ROOT");
+            "/root/.ssh/id_ed25519", "/etc/ssh/ssh_known_hosts", 4, "chain", 1, 10, 3600);
 
     @Test
     void aNodeSourceIsTheFirstOfTheChainReadingItsOwnDirectory() {
@@ -223,7 +260,7 @@ class FanOutTest {
     @Test
     void aNodeSourceInATreeIsReadByItsNodeOnly() {
         FanOut.Settings tree = new FanOut.Settings("/local/set", "node", "node02", "/nvme/set", "root", "/root/.ssh/id_ed25519",
-                "/etc/ssh/ssh_known_hosts", 4, "tree", 1, 10, 3600, "ROOT");
+                "/etc/ssh/ssh_known_hosts", 4, "tree", 1, 10, 3600);
         assertEquals(List.of("node02<-source"), pairs(fanOut(nodes(tree, 3), List.of()).nextRound()));
         // the source node already holds the verified set: it serves like any holder, its source not read
         assertEquals(List.of("node01<-node03"), pairs(fanOut(nodes(FROM_NODE, 3, "node03"), List.of()).nextRound()));

@@ -64,6 +64,21 @@ class NodeHoldingsTest {
     }
 
     @Test
+    void againstAListingTheRecordVouchesByPathSizeModeAndMtimeAndIsTheManifestWhenItCoversAll() {
+        Manifest listing = Manifest.parse(ManifestTest.LINE.replaceFirst("^[0-9a-f]{64}", "-") + "\n" + OTHER.replaceFirst("^[0-9a-f]{64}", "-") + "\n");
+        String both = SURVEY + "file\t5\t600\t1700000001.25\tb.bin\n";
+
+        NodeHoldings.Needs all = NodeHoldings.parse(both + "verified\t" + ManifestTest.LINE + "\nverified\t" + OTHER + "\n").needs(listing);
+        assertTrue(all.complete());
+        assertEquals(MANIFEST.text(), all.record().orElseThrow().text(), "its record, in the listing's order: the root it holds");
+
+        NodeHoldings.Needs one = NodeHoldings.parse(both + "verified\t" + ManifestTest.LINE + "\n").needs(listing);
+        assertEquals(List.of(listing.entries().get(1)), one.unverified());
+        assertTrue(one.record().isEmpty());
+        assertFalse(one.complete());
+    }
+
+    @Test
     void refusesOutputWithoutFreeSpaceOrWithUnknownLines() {
         assertThrows(IllegalArgumentException.class, () -> NodeHoldings.parse("file\t1\t644\t1\tx\n"));
         assertThrows(IllegalArgumentException.class, () -> NodeHoldings.parse("space\t1\t1\t1\nsurprise\n"));

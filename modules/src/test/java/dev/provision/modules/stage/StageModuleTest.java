@@ -21,11 +21,13 @@ import org.junit.jupiter.api.Test;
 
 class StageModuleTest {
     private static final String MANIFEST = ManifestTest.LINE + "\n";
+    /** What manifest.sh prints for that file: no hash. */
+    private static final String LISTING = ManifestTest.LINE.replaceFirst("^[0-9a-f]{64}", "-") + "\n";
     private final StageModule module = new StageModule();
 
     private Plan plan(String survey, Map<String, Object> extra) throws ModuleException, dev.provision.modules.spi.ParamException {
         FakeHost host = new FakeHost()
-                .probe(StageModule.manifestArgv("/shared/set", 4, "/nvme/set/.provision-stage/verified"), new ProbeResult(0, MANIFEST, ""))
+                .probe(StageModule.manifestArgv("/shared/set"), new ProbeResult(0, LISTING, ""))
                 .probe(StageModule.surveyArgv("/nvme/set"), new ProbeResult(0, survey, ""));
         Map<String, Object> raw = new HashMap<>(Map.of("src", "/shared/set", "dest", "/nvme/set/"));
         raw.putAll(extra);
@@ -43,7 +45,8 @@ class StageModuleTest {
         assertEquals("/nvme/set/.provision-stage", assertInstanceOf(Command.MakeDirectory.class, commands.get(0)).path());
         Command.PutFile manifest = assertInstanceOf(Command.PutFile.class, commands.get(1));
         assertEquals("/nvme/set/.provision-stage/manifest", manifest.path());
-        assertEquals(MANIFEST, new String(manifest.content(), StandardCharsets.UTF_8));
+        assertEquals(LISTING, new String(manifest.content(), StandardCharsets.UTF_8), "the listing: the reader hashes");
+        assertTrue(!plan.result().containsKey("root_hash"), "not known before the source is read");
         assertEquals(List.of("dir/a b.bin"), plan.result().get("missing"));
         assertEquals(3L, plan.result().get("missing_bytes"));
         assertEquals("dir/a b.bin\n", plan.changes().get(0).diffs().get(0).after());
@@ -83,7 +86,7 @@ class StageModuleTest {
     }
 
     @Test
-    void aControllerSourceIsHashedOnTheControllerAndTheNodeOnlySurveyed(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    void aControllerSourceIsListedOnTheControllerAndTheNodeOnlySurveyed(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         java.nio.file.Files.writeString(dir.resolve("a"), "abc");
         FakeHost host = new FakeHost().probe(StageModule.surveyArgv("/nvme/set"), new ProbeResult(0, "space\t1000000\t0\t0\n", ""));
         Params params = module.params().validate(Map.of("src", dir.toString(), "dest", "/nvme/set", "src_on", "controller"));
@@ -112,10 +115,10 @@ class StageModuleTest {
                 Map.of("src_on", "node", "src_host", "-oProxyCommand=x")));
         assertTrue(bad.getMessage().startsWith("src_host:"), bad.getMessage());
 
-        List<String> manifest = StageModule.manifestArgv("/shared/set", 4, "/nvme/set/.provision-stage/verified");
+        List<String> manifest = StageModule.manifestArgv("/shared/set");
         FakeHost host = new FakeHost()
                 .probe(StageModule.hopArgv("/root/.ssh/id_ed25519", "/etc/ssh/ssh_known_hosts", 10, "root@10.0.0.5", manifest),
-                        new ProbeResult(0, MANIFEST, ""))
+                        new ProbeResult(0, LISTING, ""))
                 .probe(StageModule.surveyArgv("/nvme/set"), new ProbeResult(0, "space\t1000000\t0\t0\n", ""));
         Params params = module.params().validate(Map.of("src", "/shared/set", "dest", "/nvme/set", "src_on", "node",
                 "src_host", "node05", "src_address", "10.0.0.5"));

@@ -44,68 +44,153 @@ class StageScriptsTest {
         Files.writeString(src.resolve("c.bin"), "gamma\n");
     }
 
-    private Manifest manifest(String record) throws Exception {
-        Run r = sh(StageModule.manifestArgv(src.toString(), 2, record));
+    private Manifest listing() throws Exception {
+        Run r = sh(StageModule.manifestArgv(src.toString()));
         assertEquals(0, r.exitCode(), r.stderr());
         return Manifest.parse(r.stdout());
     }
 
+    /** The manifest of {@code src} made here, independently of the scripts: SHA-256 of each file's bytes, size, mode, mtime. */
+    private String expectedManifest() throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (Manifest.Entry e : listing().entries()) {
+            Path f = src.resolve(e.path());
+            String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(f)));
+            String mode = Integer.toOctalString((Integer) Files.getAttribute(f, "unix:mode") & 07777);
+            text.append(sha).append('\t').append(Files.size(f)).append('\t').append(mode).append('\t')
+                    .append(Files.getLastModifiedTime(f).toMillis() / 1000).append('\t').append(e.path()).append('\n');
+        }
+        return text.toString();
+    }
+
     private Run pull() throws Exception {
-        Files.createDirectories(dest.resolve(".provision-stage"));
-        Files.writeString(dest.resolve(".provision-stage/manifest"), manifest("").text());
-        List<String> argv = new ArrayList<>(List.of("sh", "-c", StageModule.pullScript(), "sh", dest.toString(), "source", src.toString(),
-                "/nonexistent-key", "/nonexistent-known-hosts", "2", "5"));
-        return sh(argv);
+        return pull(dest, "source", src.toString(), "none");
+    }
+
+    private Run pull(Path into, String mode, String from, String next) throws Exception {
+        Files.createDirectories(into.resolve(".provision-stage"));
+        Files.writeString(into.resolve(".provision-stage/manifest"), listing().text());
+        return sh(List.of("sh", "-c", StageModule.pullScript(), "sh", into.toString(), mode, from, "/nonexistent-key",
+                "/nonexistent-known-hosts", "2", "5", next));
     }
 
     @Test
-    void theManifestHashesEveryFileInPathOrder() throws Exception {
-        Manifest m = manifest("");
+    void theListingNamesEveryFileInPathOrderAndReadsNoData() throws Exception {
+        Manifest m = listing();
 
         assertEquals(List.of("c.bin", "sub/a b.txt"), m.entries().stream().map(Manifest.Entry::path).toList());
-        assertEquals("ae9a6306a205417afddd14316cc1d0d5e04a98f1be10865dce643925ee070ce2", m.entries().get(0).sha256(), "sha256sum of gamma");
+        assertEquals("-", m.entries().get(0).sha256(), "no hash: no file's data is read to plan");
         assertEquals(6, m.entries().get(0).size());
+        assertFalse(m.complete());
     }
 
     @Test
-    void aFileUnchangedSinceTheRecordKeepsItsRecordedHashAndAChangedOneIsHashedAgain() throws Exception {
-        Manifest fresh = manifest("");
-        Path record = dir.resolve("record");
-        Files.writeString(record, fresh.text().replace(fresh.entries().get(0).sha256(), "0".repeat(64)));
-
-        Manifest reused = manifest(record.toString());
-        assertEquals("0".repeat(64), reused.entries().get(0).sha256(), "taken from the record, not read");
-        assertEquals(fresh.entries().get(1), reused.entries().get(1));
-
-        Files.writeString(src.resolve("c.bin"), "gamma, longer\n");
-        assertFalse(manifest(record.toString()).entries().get(0).sha256().startsWith("0000"), "size changed: hashed again");
-    }
-
-    @Test
-    void aPullFetchesVerifiesAndRecordsThenABadFileIsRemovedNotKept() throws Exception {
-        Assumptions.assumeTrue(sh(List.of("sh", "-c", "command -v rsync")).exitCode() == 0, "rsync is not installed here");
+    void theReaderHashesWhatItReadAndRecordsTheManifestTheSourceHas() throws Exception {
         Run first = pull();
         assertEquals(0, first.exitCode(), first.stdout() + first.stderr());
         assertTrue(first.stdout().contains("got\tsub/a b.txt\n"), first.stdout());
-        assertTrue(first.stdout().contains("verified\t2\t12\t" + manifest("").rootHash() + "\n"), first.stdout());
+        String expected = expectedManifest();
+        assertEquals(expected, Files.readString(dest.resolve(".provision-stage/verified")));
+        assertTrue(first.stdout().contains("verified\t2\t12\t" + Manifest.parse(expected).rootHash() + "\n"), first.stdout());
         assertEquals("alpha\n", Files.readString(dest.resolve("sub/a b.txt")));
-        assertEquals(manifest("").text(), Files.readString(dest.resolve(".provision-stage/verified")));
         assertFalse(Files.exists(dest.resolve(".provision-stage/tmp")), "no temp files left");
+    }
 
-        // Same size and mtime, other bytes, record gone: the quick check keeps it, the hash finds it.
+    @Test
+    void aFileTheRecordVouchesForKeepsItsRecordedHashAndIsNotReadAgain() throws Exception {
+        assertEquals(0, pull().exitCode());
+        // the record says another hash for c.bin as held: the reader trusts it (quick check) and does not read c.bin
+        Path record = dest.resolve(".provision-stage/verified");
+        String vouched = Files.readString(record).replaceFirst("^[0-9a-f]{64}", "0".repeat(64));
+        Files.writeString(record, vouched);
+
+        Run again = pull();
+        assertEquals(0, again.exitCode(), again.stdout() + again.stderr());
+        assertFalse(again.stdout().contains("got\t"), again.stdout());
+        assertEquals(vouched, Files.readString(record));
+    }
+
+    @Test
+    void aReaderReplacesAHeldCopyThatIsNotTheSourcesAndKeepsOneThatIs() throws Exception {
+        assertEquals(0, pull().exitCode());
+        // same size and mtime, other bytes, record gone: the reader reads it again and compares
         Path a = dest.resolve("sub/a b.txt");
         var mtime = Files.getLastModifiedTime(a);
         Files.writeString(a, "ALPHA\n");
         Files.setLastModifiedTime(a, mtime);
         Files.delete(dest.resolve(".provision-stage/verified"));
-        Run second = pull();
-        assertEquals(5, second.exitCode(), second.stdout() + second.stderr());
-        assertEquals("bad\tsub/a b.txt\n", second.stdout());
-        assertFalse(Files.exists(a), "a file that is not the manifest's is removed");
 
-        Run third = pull();
-        assertEquals(0, third.exitCode(), third.stdout() + third.stderr());
+        Run second = pull();
+        assertEquals(0, second.exitCode(), second.stdout() + second.stderr());
+        assertEquals("got\tsub/a b.txt", second.stdout().lines().filter(l -> l.startsWith("got")).collect(java.util.stream.Collectors.joining("\n")),
+                "c.bin, held as the source has it, is not received again");
         assertEquals("alpha\n", Files.readString(a));
+        assertEquals(expectedManifest(), Files.readString(dest.resolve(".provision-stage/verified")));
+    }
+
+    @Test
+    void aSourceFileThatChangedSincePlanningFailsTheReadAndNothingIsRecorded() throws Exception {
+        Files.createDirectories(dest.resolve(".provision-stage"));
+        Files.writeString(dest.resolve(".provision-stage/manifest"), listing().text());
+        Files.writeString(src.resolve("c.bin"), "gamma, longer\n");
+        Run r = sh(List.of("sh", "-c", StageModule.pullScript(), "sh", dest.toString(), "source", src.toString(), "/k", "/kh", "2", "5", "none"));
+
+        assertEquals(4, r.exitCode(), r.stdout() + r.stderr());
+        assertTrue(r.stdout().contains("changed\tc.bin\n"), r.stdout());
+        assertFalse(Files.exists(dest.resolve("c.bin")), "the changed file is not linked into place");
+        assertEquals("", Files.readString(dest.resolve(".provision-stage/verified")), "nothing recorded");
+    }
+
+    @Test
+    void aChainNodeVerifiesAgainstTheManifestTheReaderSendsAfterTheDataAndFindsABadHeldCopy() throws Exception {
+        // two nodes on this machine: ssh stood in by a script that runs the far command here, with the
+        // second node's destination read as the first's (on a cluster both are the same path)
+        Path first = dir.resolve("n1/set");
+        Path second = dir.resolve("n2/set");
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Files.writeString(bin.resolve("ssh"), "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in *@*) shift; break ;; *) shift ;; esac; done\n"
+                + "exec sh -c \"$(printf '%s ' \"$@\" | sed \"s#" + second + "#" + first + "#g\")\"\n");
+        Files.setPosixFilePermissions(bin.resolve("ssh"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        // the second node holds c.bin as listed but with other bytes, and no record
+        Files.createDirectories(second);
+        Files.writeString(second.resolve("c.bin"), "GAMMA\n");
+        Files.setLastModifiedTime(second.resolve("c.bin"), Files.getLastModifiedTime(src.resolve("c.bin")));
+        for (Path n : List.of(first, second)) {
+            Files.createDirectories(n.resolve(".provision-stage"));
+            Files.writeString(n.resolve(".provision-stage/manifest"), listing().text());
+        }
+        ProcessBuilder reader = new ProcessBuilder("timeout", "60", "sh", "-c", StageModule.pullScript(), "sh", first.toString(), "chain-source", src.toString(),
+                "/k", "/kh", "2", "5", "next");
+        ProcessBuilder follower = new ProcessBuilder("timeout", "60", "sh", "-c", StageModule.pullScript(), "sh", second.toString(), "chain", "root@n1",
+                "/k", "/kh", "2", "5", "none");
+        follower.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+        Process r = reader.start();
+        Process f = follower.start();
+        r.getOutputStream().close();
+        f.getOutputStream().close();
+        String rOut = new String(r.getInputStream().readAllBytes(), StandardCharsets.UTF_8) + new String(r.getErrorStream().readAllBytes(),
+                StandardCharsets.UTF_8);
+        String fOut = new String(f.getInputStream().readAllBytes(), StandardCharsets.UTF_8) + new String(f.getErrorStream().readAllBytes(),
+                StandardCharsets.UTF_8);
+        assertTrue(r.waitFor(60, TimeUnit.SECONDS) && f.waitFor(60, TimeUnit.SECONDS));
+
+        String root = Manifest.parse(expectedManifest()).rootHash();
+        assertEquals(0, r.exitValue(), rOut);
+        assertTrue(rOut.contains("verified\t2\t12\t" + root), rOut);
+        assertEquals(5, f.exitValue(), fOut);
+        assertEquals("got\tsub/a b.txt\nbad\tc.bin\n", fOut, "received what it lacked, found its held copy bad against the reader's manifest");
+        assertFalse(Files.exists(second.resolve("c.bin")), "a bad file is removed");
+
+        // the next round (from a holder, here the same chain again): it gets c.bin and verifies the reader's root
+        Process again = follower.start();
+        Process rr = reader.start();
+        again.getOutputStream().close();
+        rr.getOutputStream().close();
+        String out = new String(again.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(again.waitFor(60, TimeUnit.SECONDS) && rr.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, again.exitValue(), out);
+        assertTrue(out.contains("got\tc.bin\n") && out.contains("verified\t2\t12\t" + root), out);
+        assertEquals(expectedManifest(), Files.readString(second.resolve(".provision-stage/verified")));
     }
 
     @Test
@@ -133,7 +218,7 @@ class StageScriptsTest {
     }
 
     @Test
-    void theControllersManifestIsTheScriptsLineForLine() throws Exception {
+    void theControllersListingIsTheScriptsLineForLine() throws Exception {
         Files.createDirectories(src.resolve("dir with space/ünïcode"));
         Files.writeString(src.resolve("dir with space/ünïcode/x-y.bin"), "x");
         Files.writeString(src.resolve("dir with space/a"), "");
@@ -143,34 +228,25 @@ class StageScriptsTest {
         Files.setLastModifiedTime(src.resolve("a-b"), java.nio.file.attribute.FileTime.fromMillis(1_600_000_000_999L));
         assertEquals(0, sh(List.of("chmod", "4755", src.resolve("c.bin").toString())).exitCode());
 
-        Manifest here = ControllerManifest.of(src, 2, List.of());
-
-        assertEquals(manifest("").text(), here.text());
-        assertEquals(manifest("").rootHash(), here.rootHash());
+        assertEquals(listing().text(), ControllerManifest.of(src).text());
     }
 
     @Test
-    void theControllersManifestTakesTheHashOfAFileTheRecordVouchesForAndRefusesWhatTheScriptRefuses() throws Exception {
-        Manifest fresh = ControllerManifest.of(src, 2, List.of());
-        String vouched = fresh.entries().get(0).line().replace(fresh.entries().get(0).sha256(), "0".repeat(64));
-        assertEquals("0".repeat(64), ControllerManifest.of(src, 2, List.of(vouched)).entries().get(0).sha256());
-
+    void theControllersListingRefusesWhatTheScriptRefuses() throws Exception {
         Files.createSymbolicLink(src.resolve("link"), src.resolve("c.bin"));
         var e = org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ModuleException.class,
-                () -> ControllerManifest.of(src, 2, List.of()));
+                () -> ControllerManifest.of(src));
         assertEquals("neither a regular file nor a directory (not staged): ./link", e.getMessage());
-        assertEquals(3, sh(StageModule.manifestArgv(src.toString(), 2, "")).exitCode(), "the script refuses it too");
+        assertEquals(3, sh(StageModule.manifestArgv(src.toString())).exitCode(), "the script refuses it too");
     }
 
-    @Test
-    void aFeedFromTheControllersTarIsUnpackedVerifiedAndRecordedAndTheProgressProbeCountedIt() throws Exception {
-        Manifest m = ControllerManifest.of(src, 2, List.of());
+    /** The controller's feed (feed.sh) piped into the node's pull as the engine streams it; {@code feed}: its argv. */
+    private Run fed(List<String> feed) throws Exception {
         Files.createDirectories(dest.resolve(".provision-stage"));
-        Files.writeString(dest.resolve(".provision-stage/manifest"), m.text());
+        Files.writeString(dest.resolve(".provision-stage/manifest"), ControllerManifest.of(src).text());
         List<String> pullArgv = List.of("sh", "-c", StageModule.pullScript(), "sh", dest.toString(), "feed", "-",
                 "/nonexistent-key", "/nonexistent-known-hosts", "2", "5", "none");
-        // the controller's tar of what the node lacks, piped into the node's pull as the engine streams it
-        Process tar = new ProcessBuilder(FanOut.controllerTarArgv(src.toString())).start();
+        Process tar = new ProcessBuilder(feed).start();
         tar.getOutputStream().write("c.bin\nsub/a b.txt\n".getBytes(StandardCharsets.UTF_8));
         tar.getOutputStream().close();
         Process pull = new ProcessBuilder(pullArgv).start();
@@ -178,15 +254,22 @@ class StageScriptsTest {
         pull.getOutputStream().close();
         String out = new String(pull.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(pull.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, pull.waitFor(), out + err);
         assertEquals(0, tar.waitFor());
+        return new Run(pull.waitFor(), out, err);
+    }
 
-        assertTrue(out.contains("got\tsub/a b.txt\n") && out.contains("got\tc.bin\n"), out);
-        assertTrue(out.contains("verified\t2\t12\t" + m.rootHash() + "\n"), out);
+    @Test
+    void aFeedFromTheControllersTarIsUnpackedHashedAndRecordedAndTheProgressProbeCountedIt() throws Exception {
+        Run r = fed(FanOut.controllerFeedArgv(src.toString()));
+        assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
+
+        assertTrue(r.stdout().contains("got\tsub/a b.txt\n") && r.stdout().contains("got\tc.bin\n"), r.stdout());
+        assertTrue(r.stdout().contains("verified\t2\t12\t" + Manifest.parse(expectedManifest()).rootHash() + "\n"), r.stdout());
         assertEquals("alpha\n", Files.readString(dest.resolve("sub/a b.txt")));
         assertEquals(Files.getLastModifiedTime(src.resolve("c.bin")).toMillis() / 1000,
                 Files.getLastModifiedTime(dest.resolve("c.bin")).toMillis() / 1000, "mtime kept");
-        assertEquals(m.text(), Files.readString(dest.resolve(".provision-stage/verified")));
+        assertEquals(expectedManifest(), Files.readString(dest.resolve(".provision-stage/verified")));
+        assertFalse(Files.exists(dest.resolve(".provision-stage/read-whole")), "the mark is not a file of the set");
         assertEquals("0 0\n", sh(StageModule.progressArgv(dest.toString())).stdout(), "nothing in flight once verified");
 
         // while a fetch runs: what rsync completed (its length) and what is under tmp
@@ -194,6 +277,16 @@ class StageScriptsTest {
         Files.writeString(dest.resolve(".provision-stage/tmp/sub/part"), "12345");
         Files.writeString(dest.resolve(".provision-stage/rsync.out"), ">f+++++++++ 1000 x y\n.d..t...... 4096 sub/\n>f+++++++++ 24 z\n");
         assertEquals("1029 3\n", sh(StageModule.progressArgv(dest.toString())).stdout());
+    }
+
+    @Test
+    void aFeedWithoutTheControllersMarkThatItReadEveryFileWholeRecordsNothing() throws Exception {
+        // the controller's tar alone, as when it exited non-zero (a file changed as it read it) before the mark
+        Run r = fed(List.of("tar", "-c", "-f", "-", "-C", src.toString(), "--no-recursion", "--verbatim-files-from", "-T", "-"));
+
+        assertEquals(4, r.exitCode(), r.stdout() + r.stderr());
+        assertTrue(r.stdout().contains("read\tthe controller did not read the source whole"), r.stdout());
+        assertEquals("", Files.readString(dest.resolve(".provision-stage/verified")));
     }
 
     @Test

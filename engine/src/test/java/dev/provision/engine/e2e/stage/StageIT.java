@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * on one cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ClusterTest(nodes = 8, needs = {"rsync", "sha256sum"})
+@ClusterTest(nodes = 8, needs = {"rsync", "sha256sum", "perl"})
 class StageIT {
     private static final Path PLAYBOOK = Provision.REPO.resolve("playbooks/stage.yml");
     private static final Path CLUSTER = Provision.REPO.resolve("playbooks/cluster.yml");
@@ -101,9 +101,11 @@ class StageIT {
         cluster.exec(SMALL_DISK_NODE, "sh", "-c", "mkdir -p /srv/stage-it && mount -t tmpfs -o size=1m stage-it-small /srv/stage-it");
 
         long started = System.nanoTime();
+        Opens opens = Opens.watch(SOURCE);
         Provision.Result run = stage();
         System.out.printf("StageIT: staging %d files onto %d nodes took %.1f s (whole provision run)%n", sourceFiles().size(),
                 cluster.size() - 1, (System.nanoTime() - started) / 1e9);
+        opens.assertEachFileReadOnce("shared source, first run");
 
         String small = TestCluster.node(SMALL_DISK_NODE);
         assertEquals(1, run.recap(small, "failed"), run.output());
@@ -294,7 +296,7 @@ class StageIT {
                     .expectSuccess("copy of the source on the controller");
             String dest = "/srv/stage-it/from-controller";
             List<String> vars = List.of("-e", "source_on=controller", "-e", "source=" + src, "-e", "dest=" + dest);
-            assertSourceStagedOnceAndAgainNothing(vars, dest, "controller", "controller");
+            assertSourceStagedOnceAndAgainNothing(vars, dest, "controller", "controller", java.util.Optional.of(src));
         } finally {
             deleteTree(onController);
         }
@@ -311,11 +313,12 @@ class StageIT {
         String dest = "/srv/stage-it/from-node";
         List<String> vars = List.of("-e", "source_on=node", "-e", "source_host=" + TestCluster.node(holder), "-e", "source=" + src,
                 "-e", "dest=" + dest);
-        assertSourceStagedOnceAndAgainNothing(vars, dest, "source", TestCluster.node(holder));
+        assertSourceStagedOnceAndAgainNothing(vars, dest, "source", TestCluster.node(holder), java.util.Optional.empty());
     }
 
     /** Dry run (lists everything, writes nothing), run (every node byte-identical, one reader of the source), run and dry run again (nothing). */
-    private static void assertSourceStagedOnceAndAgainNothing(List<String> vars, String dest, String reader, String readerNode) throws Exception {
+    private static void assertSourceStagedOnceAndAgainNothing(List<String> vars, String dest, String reader, String readerNode,
+                                                              java.util.Optional<Path> sourceSeenHere) throws Exception {
         Provision.Result check = stageWith(vars, "--check");
         assertEquals(0, check.exitCode(), check.output());
         Set<String> all = sourceFiles();
@@ -328,9 +331,13 @@ class StageIT {
         }
 
         long started = System.nanoTime();
+        Opens opens = sourceSeenHere.map(Opens::watch).orElse(null);
         Provision.Result run = stageWith(vars);
         System.out.printf("StageIT: staging %d files from the %s onto %d nodes took %.1f s (whole provision run)%n", all.size(), reader,
                 cluster.size(), (System.nanoTime() - started) / 1e9);
+        if (opens != null) {
+            opens.assertEachFileReadOnce(reader + " source, first run");
+        }
         assertEquals(0, run.exitCode(), run.output());
         Map<String, JsonNode> results = resultsByNode(run.report());
         List<String> readers = new ArrayList<>();
@@ -365,6 +372,51 @@ class StageIT {
         args.addAll(vars);
         args.add(PLAYBOOK.toString());
         return Provision.run(args(args.toArray(String[]::new)));
+    }
+
+    /**
+     * Who opened which file of a source directory while a run went on ({@code opens.pl}: inotify on
+     * this machine, where the shared source and the controller's are; a node's processes open the
+     * same inodes). tar, rsync and sha256sum read all of a file they open: a file opened twice was read
+     * twice.
+     */
+    private record Opens(Path dir, Process watcher) {
+        static Opens watch(Path dir) {
+            try {
+                Path script = Path.of(StageIT.class.getResource("/e2e/stage/opens.pl").toURI());
+                Process p = new ProcessBuilder("perl", script.toString(), dir.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                String first = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                        java.nio.charset.StandardCharsets.UTF_8)).readLine();
+                assertEquals("ready", first, "the watcher of " + dir + " started");
+                return new Opens(dir, p);
+            } catch (IOException | java.net.URISyntaxException e) {
+                throw new IllegalStateException("cannot watch " + dir, e);
+            }
+        }
+
+        /** Stops watching; asserts every file of the set was opened exactly once and says how many bytes that read. */
+        void assertEachFileReadOnce(String what) throws Exception {
+            watcher.getOutputStream().close();
+            String out = new String(watcher.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(watcher.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the watcher ends");
+            Map<String, Integer> opens = new java.util.TreeMap<>();
+            out.lines().map(l -> l.split("\t", 2)).forEach(f -> opens.put(f[1], Integer.parseInt(f[0])));
+            long setBytes = 0;
+            long readBytes = 0;
+            try (var files = Files.walk(dir)) {
+                for (Path p : files.filter(Files::isRegularFile).toList()) {
+                    long size = Files.size(p);
+                    setBytes += size;
+                    readBytes += size * opens.getOrDefault(dir.relativize(p).toString(), 0);
+                }
+            }
+            System.out.printf("StageIT: %s: %d bytes read from the source for a %d-byte set (%.2fx)%n", what, readBytes, setBytes,
+                    (double) readBytes / setBytes);
+            List<String> notOnce = opens.entrySet().stream().filter(e -> e.getValue() != 1).map(e -> e.getKey() + " " + e.getValue() + "x").toList();
+            assertEquals(List.of(), notOnce.subList(0, Math.min(3, notOnce.size())), what + ": " + notOnce.size()
+                    + " files of the source read more than once (first ones named)");
+            assertEquals(setBytes, readBytes, what + ": the source's bytes read once, every file of it");
+        }
     }
 
     /** How many nodes lack some of the source's files; fails when one holds a file under its final name that is not the source's. */

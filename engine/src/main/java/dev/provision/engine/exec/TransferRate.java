@@ -1,7 +1,7 @@
 package dev.provision.engine.exec;
 
+import dev.provision.modules.text.DecimalSize;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -39,7 +39,7 @@ final class TransferRate {
         long bytes = latest.values().stream().mapToLong(v -> v[0]).sum();
         long files = latest.values().stream().mapToLong(v -> v[1]).sum();
         double seconds = Math.max(1e-3, (nowNanos - lastNanos) / 1e9);
-        String line = bytes(bytes) + " received, " + bytes((long) ((bytes - lastBytes) / seconds)) + "/s, "
+        String line = DecimalSize.of(bytes) + " received, " + DecimalSize.of((long) ((bytes - lastBytes) / seconds)) + "/s, "
                 + Math.round((files - lastFiles) / seconds) + " files/s";
         lastBytes = bytes;
         lastFiles = files;
@@ -47,15 +47,4 @@ final class TransferRate {
         return line;
     }
 
-    /** {@code 12.3 MB}, as the stage module writes sizes. */
-    static String bytes(long n) {
-        String[] units = {"B", "kB", "MB", "GB", "TB", "PB"};
-        double v = n;
-        int u = 0;
-        while (v >= 1000 && u < units.length - 1) {
-            v /= 1000;
-            u++;
-        }
-        return u == 0 ? n + " B" : String.format(Locale.ROOT, "%.1f %s", v, units[u]);
-    }
 }

@@ -5,14 +5,15 @@ import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.CrossHostTransfer;
 import dev.provision.modules.spi.Diff;
 import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
+import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.spi.Round;
 import dev.provision.modules.spi.TaskContext;
 import dev.provision.modules.spi.TaskModule;
+import dev.provision.modules.text.DecimalSize;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -160,11 +161,11 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
                 .map(Manifest.Entry::path).toList();
         result.put(FanOut.RESULT_KEY, FanOut.toResult(address, root.orElse(""), settings, lacks));
         if (needs.complete()) {
-            return Plan.converged(manifest.entries().size() + " files (" + bytes(manifest.totalBytes()) + ") verified in "
+            return Plan.converged(manifest.entries().size() + " files (" + DecimalSize.of(manifest.totalBytes()) + ") verified in "
                     + dest + ", root sha256 " + root.orElseThrow()).withResult(result);
         }
         refuseWithoutRoom(dest, holdings, needs, manifest, params.integer("space_margin"));
-        String summary = "stage " + needs.missing().size() + " files (" + bytes(needs.missingBytes()) + ") into " + dest
+        String summary = "stage " + needs.missing().size() + " files (" + DecimalSize.of(needs.missingBytes()) + ") into " + dest
                 + (needs.unverified().isEmpty() ? "" : ", verify " + needs.unverified().size() + " held");
         String listing = needs.missing().stream().map(e -> e.path() + "\n").reduce("", String::concat);
         Change change = new Change(summary, List.of(new Diff(dest + " (files to fetch)", "", listing)), List.of(
@@ -230,9 +231,9 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         long margin = Math.max(0, marginPercent);
         long needBytes = needs.missingBytes() + manifest.totalBytes() * margin / 100;
         if (holdings.freeBytes() < needBytes) {
-            throw new ModuleException("not enough room in " + dest + ": " + bytes(needs.missingBytes()) + " to fetch + "
-                    + margin + "% of the set's " + bytes(manifest.totalBytes()) + " margin = " + bytes(needBytes) + ", "
-                    + bytes(holdings.freeBytes()) + " free; nothing was transferred");
+            throw new ModuleException("not enough room in " + dest + ": " + DecimalSize.of(needs.missingBytes()) + " to fetch + "
+                    + margin + "% of the set's " + DecimalSize.of(manifest.totalBytes()) + " margin = " + DecimalSize.of(needBytes) + ", "
+                    + DecimalSize.of(holdings.freeBytes()) + " free; nothing was transferred");
         }
         long needInodes = needs.missing().size() + Math.max(16, manifest.entries().size() * margin / 100);
         if (holdings.totalInodes() > 0 && holdings.freeInodes() < needInodes) {
@@ -264,18 +265,6 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
             throw new ModuleException(param + ": '" + value + "' is not a plain host, address or user name");
         }
         return value;
-    }
-
-    /** {@code 12.3 MB}: a size a person reads. */
-    static String bytes(long n) {
-        String[] units = {"B", "kB", "MB", "GB", "TB", "PB"};
-        double v = n;
-        int u = 0;
-        while (v >= 1000 && u < units.length - 1) {
-            v /= 1000;
-            u++;
-        }
-        return u == 0 ? n + " B" : String.format(java.util.Locale.ROOT, "%.1f %s", v, units[u]);
     }
 
     private static String resource(String name) {

@@ -20,6 +20,16 @@ public record Steps(List<Optional<ExecResult>> ran, Optional<ConnectionException
                 || !ran.isEmpty() && ran.getLast().isPresent() && ran.getLast().get().exitCode() != 0;
     }
 
+    /**
+     * What steps {@code from} to {@code from + count} (one item's, of a loop's steps run together) did:
+     * those of them that ran, and the failed write where it was one of them.
+     */
+    public Steps part(int from, int count) {
+        int end = Math.min(from + count, ran.size());
+        boolean failedHere = ran.size() >= from && ran.size() < from + count;
+        return new Steps(ran.subList(Math.min(from, end), end), failedHere ? failedWrite : Optional.empty());
+    }
+
     /** The result of the last program that ran, if any program ran. */
     public Optional<ExecResult> lastProgram() {
         for (int i = ran.size() - 1; i >= 0; i--) {

@@ -2,20 +2,14 @@ package dev.provision.engine.exec;
 
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
-import dev.provision.engine.connection.ExecResult;
 import dev.provision.engine.connection.Steps;
 import dev.provision.engine.connection.UnreachableException;
-import dev.provision.engine.playbook.Expression;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
-import dev.provision.engine.report.TaskStatus;
-import dev.provision.engine.source.SourcePosition;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.Command;
-import dev.provision.modules.spi.ParamException;
 import dev.provision.modules.spi.Params;
-import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskModule;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +36,8 @@ final class LoopTogether {
     }
 
     /** One item of a loop planned with the others ({@link #run}): its plan, or its result where it has one already. */
-    private record Together(String label, Params params, Map<String, Object> vars, ItemPlanning.ItemPlan planned, TaskResult result) {
+    private record Together(String label, Params params, Map<String, Object> vars, ItemPlanning.ItemPlan planned, int steps,
+                            TaskResult result) {
     }
 
     /**
@@ -60,7 +55,7 @@ final class LoopTogether {
         TaskModule module = modules.module(task.module()).orElseThrow();
         if (inputs.checkMode(task) || items.size() < 2 || !module.plansItemsTogether() || task.until().isPresent()
                 || task.failedWhen().isPresent() || task.timeoutSeconds().isPresent() || task.delegateTo().isPresent()
-                || task.keywords().backgroundSeconds().isPresent() || task.keywords().becomeMethod().isPresent()) {
+                || task.keywords().backgroundSeconds().isPresent()) {
             return List.of();
         }
         Forecast forecast = new Forecast();
@@ -69,30 +64,22 @@ final class LoopTogether {
         List<Command> steps = new ArrayList<>();
         for (int index = 0; index < items.size(); index++) {
             String label = inputs.itemLabel(task, host, loop, items.get(index));
-            Map<String, Object> vars = play.varsFor(task, host, Map.of(loop.loopVar(), items.get(index)));
-            Optional<Expression> skips = inputs.falseCondition(task, vars);
-            if (skips.isPresent()) {
-                planned.add(new Together(label, null, vars, null, TaskResult.simple(host.name(), TaskStatus.SKIPPED,
-                        "condition false: " + skips.get().text()).withItemLabel(label)));
+            TaskInputs.Item given = inputs.item(task, host, module, Map.of(loop.loopVar(), items.get(index)), label, step, index);
+            if (given.settled() != null) {
+                planned.add(new Together(label, null, given.vars(), null, 0, given.settled()));
                 continue;
             }
-            Params params;
-            try {
-                params = step.render(index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
-            } catch (ParamException e) {
-                SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
-                planned.add(new Together(label, null, vars, null, TaskRunner.failure(host, task, at + ": " + e.getMessage()).withItemLabel(label)));
-                continue;
-            }
+            Map<String, Object> vars = given.vars();
+            Params params = given.params();
             Connection itemConnection = inputs.connection(task, host, vars, reads.exchanges);
             if (connection == null) {
                 connection = itemConnection;
-            } else if (!ReadAhead.keyOf(connection).equals(ReadAhead.keyOf(itemConnection))) {
+            } else if (!connection.target().equals(itemConnection.target())) {
                 return List.of(); // another user or environment: each item in its turn
             }
             ItemPlanning.ItemPlan plan = planning.plan(task, host, module, params, itemConnection, vars, label, reads, step, Optional.of(forecast));
             if (plan.failure() != null) {
-                planned.add(new Together(label, params, vars, null, plan.failure()));
+                planned.add(new Together(label, params, vars, null, 0, plan.failure()));
                 continue;
             }
             List<Command> commands = plan.plan().changes().stream().flatMap(c -> c.commands().stream()).toList();
@@ -100,7 +87,7 @@ final class LoopTogether {
                 return List.of();
             }
             steps.addAll(commands);
-            planned.add(new Together(label, params, vars, plan, null));
+            planned.add(new Together(label, params, vars, plan, commands.size(), null));
         }
         Steps done = new Steps(List.of(), Optional.empty());
         String lost = null;
@@ -122,23 +109,17 @@ final class LoopTogether {
                 results.add(item.result());
                 continue;
             }
-            Plan plan = item.planned().plan();
-            int count = (int) plan.changes().stream().mapToLong(c -> c.commands().size()).sum();
             ItemOutcome.Applied applied = ItemOutcome.Applied.NOTHING;
             boolean stopped = false;
-            if (count > 0) {
-                List<Optional<ExecResult>> ran = done.ran().subList(Math.min(first, done.ran().size()),
-                        Math.min(first + count, done.ran().size()));
-                Optional<ExecResult> last = ran.stream().flatMap(Optional::stream).reduce((a, b) -> b);
-                stopped = lost != null || ran.size() < count || last.isPresent() && ran.getLast().isPresent()
-                        && last.get().exitCode() != 0;
-                String failure = lost != null ? lost
-                        : ran.size() < count ? done.failedWrite().map(Throwable::getMessage).orElse(null) : null;
-                applied = new ItemOutcome.Applied(last, failure);
+            if (item.steps() > 0) {
+                Steps mine = done.part(first, item.steps());
+                stopped = lost != null || mine.stopped(item.steps());
+                applied = new ItemOutcome.Applied(mine.lastProgram(),
+                        lost != null ? lost : mine.failedWrite().map(Throwable::getMessage).orElse(null));
                 if (!stopped) {
-                    reads.wrote(plan);
+                    reads.wrote(item.planned().plan());
                 }
-                first += count;
+                first += item.steps();
             }
             results.add(outcome.of(task, host, item.planned(), applied, item.params(), item.vars(), item.label(), handler, step));
             if (stopped) {

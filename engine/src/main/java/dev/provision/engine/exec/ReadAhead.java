@@ -70,11 +70,6 @@ final class ReadAhead {
     /** The exchanges read ahead, given to the report's {@code round_trips} of the task that asked for them. */
     final AtomicInteger exchanges = new AtomicInteger();
 
-    /** The key of what goes through {@code connection}: its target (time limit and counter left aside). */
-    static ExecTarget keyOf(Connection connection) {
-        return connection.target();
-    }
-
     /** Whether task {@code task} and those after it are to be planned ahead now. */
     boolean wantsReading(int task) {
         return task >= plannedUntil;
@@ -142,7 +137,7 @@ final class ReadAhead {
      * @return false when the exchange failed (the tasks then read for themselves)
      */
     boolean read(Connection connection, Collection<String> lines) {
-        ExecTarget of = keyOf(connection);
+        ExecTarget of = connection.target();
         if (!of.equals(key)) {
             answers.clear(); // another user's or environment's reads: the host did not change
         }
@@ -169,12 +164,12 @@ final class ReadAhead {
      * that writes and a task that then reads cost one round trip instead of two.
      */
     Connection readingAfter(Connection connection) {
-        return following == null ? connection : new ReadingAfter(connection, keyOf(connection), following);
+        return following == null ? connection : new ReadingAfter(connection, connection.target(), following);
     }
 
     /** {@code connection}, with what was read ahead through it answered from here. */
     Connection serving(Connection connection) {
-        return new Serving(connection, keyOf(connection), null);
+        return new Serving(connection, connection.target(), null);
     }
 
     /**
@@ -182,7 +177,7 @@ final class ReadAhead {
      * {@code wanted} and refused ({@link NotReadYet}), which ends the plan.
      */
     Connection noting(Connection connection, Collection<String> wanted) {
-        return new Serving(connection, keyOf(connection), java.util.Objects.requireNonNull(wanted, "wanted cannot be null"));
+        return new Serving(connection, connection.target(), java.util.Objects.requireNonNull(wanted, "wanted cannot be null"));
     }
 
     /** A read that planning ahead asked and that was not read yet. */

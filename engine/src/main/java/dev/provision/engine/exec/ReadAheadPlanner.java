@@ -77,7 +77,7 @@ final class ReadAheadPlanner {
     List<String> readsAfter(List<Task> tasks, List<TaskStep> steps, int from, HostState host, dev.provision.engine.connection.ExecTarget key) {
         ReadAhead none = new ReadAhead(); // nothing read yet: every read is noted
         Planned planned = aheadOf(tasks, steps, from, host, ReadAhead.AFTER_A_WRITE, none);
-        if (planned.through() == null || !ReadAhead.keyOf(planned.through()).equals(key)) {
+        if (planned.through() == null || !planned.through().target().equals(key)) {
             return List.of();
         }
         return List.copyOf(noteReads(planned, host, none));
@@ -119,7 +119,7 @@ final class ReadAheadPlanner {
                     TaskStep step = steps.get(j);
                     Params params = step.renderAhead(index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
                     Connection connection = inputs.connection(task, host, vars, ahead.exchanges);
-                    dev.provision.engine.connection.ExecTarget of = ReadAhead.keyOf(connection);
+                    dev.provision.engine.connection.ExecTarget of = connection.target();
                     if (key == null) {
                         key = of;
                         through = connection;

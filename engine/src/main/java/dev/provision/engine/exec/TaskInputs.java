@@ -8,10 +8,14 @@ import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.playbook.Expression;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.engine.report.TaskStatus;
 import dev.provision.engine.source.SourcePosition;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.ParamException;
 import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.TaskModule;
 import dev.provision.modules.text.ShellWords;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -33,6 +37,38 @@ final class TaskInputs {
     TaskInputs(PlayContext play, Connections connections) {
         this.play = play;
         this.connections = connections;
+    }
+
+    /** An item's variables and validated parameters; or its result, where it ends before it is planned. */
+    record Item(Map<String, Object> vars, Params params, TaskResult settled) {
+    }
+
+    /**
+     * What an item of {@code task} (its loop variable in {@code itemVars}; none outside a loop) is
+     * given before it is planned: skipped where a {@code when:} is false, failed where its
+     * {@code become_method} is not sudo or its arguments do not validate.
+     */
+    Item item(Task task, HostState host, TaskModule module, Map<String, Object> itemVars, String label, TaskStep step,
+              int index) throws TemplateException {
+        Map<String, Object> vars = play.varsFor(task, host, itemVars);
+        Optional<Expression> skips = falseCondition(task, vars);
+        if (skips.isPresent()) {
+            return new Item(vars, null, TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: "
+                    + skips.get().text()).withItemLabel(label));
+        }
+        if (task.keywords().becomeMethod().isPresent()) {
+            Object method = play.templates.interpolate(task.keywords().becomeMethod().get(), vars, task.position());
+            if (!"sudo".equals(String.valueOf(method).strip())) {
+                return new Item(vars, null, TaskRunner.failure(host, task, TaskRunner.positioned(task, "become_method '"
+                        + method + "' is not supported: become runs through sudo")).withItemLabel(label));
+            }
+        }
+        try {
+            return new Item(vars, step.render(index, vars, v -> module.params().validate(arguments(task, module.params(), v))), null);
+        } catch (ParamException e) {
+            SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
+            return new Item(vars, null, TaskRunner.failure(host, task, at + ": " + e.getMessage()).withItemLabel(label));
+        }
     }
 
     /** The first of the task's {@code when:} conditions that is false here (the later ones are not evaluated). */

@@ -5,12 +5,10 @@ import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecRequest;
 import dev.provision.engine.connection.ExecResult;
 import dev.provision.engine.connection.UnreachableException;
-import dev.provision.engine.playbook.Expression;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
-import dev.provision.engine.source.SourcePosition;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.ConnectionWait;
@@ -160,7 +158,7 @@ final class TaskRunner {
             // what was read ahead is kept for the items as a prefetched answer: it outlives a change by an item
             Map<List<String>, dev.provision.modules.spi.ProbeResult> known = new LinkedHashMap<>();
             for (List<String> probe : probes) {
-                reads.ahead().answer(ReadAhead.keyOf(connection), ExecRequest.argv(probe)).ifPresent(r ->
+                reads.ahead().answer(connection.target(), ExecRequest.argv(probe)).ifPresent(r ->
                         known.put(probe, new dev.provision.modules.spi.ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText())));
             }
             reads.prefetched(known);
@@ -189,26 +187,13 @@ final class TaskRunner {
 
     private TaskResult runItem(Task task, HostState host, Map<String, Object> itemVars, String label, boolean handler,
                                HostReads reads, TaskStep step, int item) throws TemplateException, UnreachableException {
-        Map<String, Object> vars = play.varsFor(task, host, itemVars);
-        Optional<Expression> skips = inputs.falseCondition(task, vars);
-        if (skips.isPresent()) {
-            return TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: " + skips.get().text()).withItemLabel(label);
-        }
-        if (task.keywords().becomeMethod().isPresent()) {
-            Object method = play.templates.interpolate(task.keywords().becomeMethod().get(), vars, task.position());
-            if (!"sudo".equals(String.valueOf(method).strip())) {
-                return failure(host, task, positioned(task, "become_method '" + method + "' is not supported: become runs "
-                        + "through sudo")).withItemLabel(label);
-            }
-        }
         TaskModule module = modules.module(task.module()).orElseThrow();
-        Params params;
-        try {
-            params = step.render(item, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
-        } catch (ParamException e) {
-            SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
-            return failure(host, task, at + ": " + e.getMessage()).withItemLabel(label);
+        TaskInputs.Item given = inputs.item(task, host, module, itemVars, label, step, item);
+        if (given.settled() != null) {
+            return given.settled();
         }
+        Map<String, Object> vars = given.vars();
+        Params params = given.params();
         if (module instanceof MetaModule) {
             // flush_handlers and noop: nothing here (the walker runs the handlers after this task)
             String action = params.string("action");

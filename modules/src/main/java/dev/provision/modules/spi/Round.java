@@ -3,6 +3,8 @@ package dev.provision.modules.spi;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -118,11 +120,24 @@ public record Round(String name, List<Gang> gangs, Duration deadline) {
         }
     }
 
-    /** A round run: its answers by gang id, each in the order of the gang's launches. */
+    /**
+     * A round run: its answers by gang id, in the round's order of gangs (the first verified fetch
+     * sets the root hash, so the source reader's must come first), each in the order of the gang's
+     * launches.
+     */
     public record Outcome(Round round, Map<String, List<Answer>> answers) {
         public Outcome {
             requireNonNull(round, "round cannot be null");
-            answers = Map.copyOf(answers);
+            Map<String, List<Answer>> ordered = new LinkedHashMap<>();
+            for (Gang g : round.gangs()) {
+                if (answers.containsKey(g.id())) {
+                    ordered.put(g.id(), List.copyOf(answers.get(g.id())));
+                }
+            }
+            for (Map.Entry<String, List<Answer>> e : answers.entrySet()) {
+                ordered.putIfAbsent(e.getKey(), List.copyOf(e.getValue()));
+            }
+            answers = Collections.unmodifiableMap(ordered);
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.provision.modules.spi.CrossHostTransfer;
 import dev.provision.modules.spi.ProbeResult;
 import dev.provision.modules.spi.Round;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -159,6 +160,25 @@ class FanOutTest {
         assertEquals(Optional.empty(), out.get("node02").failure());
         assertEquals(Optional.of("verified root hash OTHER is not the source's ROOT"), out.get("node03").failure());
         assertEquals(List.of("node03<-node01"), pairs(fanOut(results, done).nextRound()), "node03 is no holder: it fetches again");
+    }
+
+    @Test
+    void theSourceReadersRootCountsWhateverOrderTheAnswersCameIn() {
+        Map<String, Map<String, Object>> results = nodes(CHAIN, 3);
+        Round chain = fanOut(results, List.of()).nextRound().orElseThrow();
+        Map<String, List<Round.Answer>> reversed = new LinkedHashMap<>();
+        List<Round.Gang> gangs = new ArrayList<>(chain.gangs());
+        Collections.reverse(gangs);
+        for (Round.Gang g : gangs) {
+            Round.Launch l = g.launches().get(0);
+            String verified = l.host().equals("node01") ? VERIFIED : "got\ta\nverified\t1\t3\tOTHER\n";
+            reversed.put(g.id(), List.of(new Round.Answer(l, Round.Status.EXITED, new ProbeResult(0, verified, ""))));
+        }
+
+        Map<String, CrossHostTransfer.HostOutcome> out = fanOut(results, List.of(new Round.Outcome(chain, reversed))).conclude();
+
+        assertEquals("ROOT", out.get("node01").values().get("root_hash"));
+        assertEquals(Optional.of("verified root hash OTHER is not the source's ROOT"), out.get("node03").failure());
     }
 
     @Test

@@ -42,10 +42,11 @@ public interface Connection extends AutoCloseable {
     }
 
     /**
-     * Runs {@code steps}, writes ({@link Command.PutFile}, as {@link #put(Command.PutFile)} makes them)
-     * and programs without input ({@link Command.Exec}), in order, all in one {@link #exec}: a write and
-     * the program that applies it, or the writes of a loop's items, in one round trip. Stops at the
-     * first program that exits non-zero or write that fails.
+     * Runs {@code steps}, writes ({@link Command.PutFile}, as {@link #put(Command.PutFile)} makes them),
+     * programs without input ({@link Command.Exec}) and the engine's own shell lines ({@link
+     * Command.Shell}, each in a subshell: never a user's script, whose errors would read otherwise), in
+     * order, all in one {@link #exec}: a write and the program that applies it, or the changes of
+     * consecutive tasks, in one round trip. Stops at the first step that exits non-zero or write that fails.
      */
     default Steps inOneExchange(java.util.List<Command> steps) throws ConnectionException {
         return FileTransfer.inOneExchange(this, steps);

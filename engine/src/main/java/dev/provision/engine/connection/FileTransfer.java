@@ -145,9 +145,10 @@ final class FileTransfer {
     }
 
     /**
-     * Runs {@code steps} (file writes, as {@link #put} makes them, and programs without input) in
-     * order in one exchange: a write and the program that applies it ({@code sysctl -w},
-     * {@code systemctl daemon-reload}), or the writes of a loop's items, in one round trip. Each
+     * Runs {@code steps} (file writes, as {@link #put} makes them, programs without input, and shell
+     * lines of the engine's own, each in a subshell of the exchange's shell) in order in one
+     * exchange: a write and the program that applies it ({@code sysctl -w}, {@code systemctl
+     * daemon-reload}), or the changes of consecutive tasks, in one round trip. Each
      * write's bytes follow each other on the one input, each read by its exact size and checked by
      * its SHA-256; each step ends with a line framed by an unguessable token on both outputs, so that
      * what each program printed is told apart. The first program that exits non-zero, or the first
@@ -168,7 +169,10 @@ final class FileTransfer {
                 }
                 case Command.Exec program when program.stdin().length == 0 -> script.append(ShellWords.join(program.argv()))
                         .append(" </dev/null\nrc=$?; mark \"$rc\"; [ \"$rc\" -eq 0 ] || exit \"$rc\"\n");
-                default -> throw new IllegalArgumentException("only writes and programs without input run in one exchange: " + step);
+                // the engine's own shell lines (a directory made, attributes set): a subshell, no shell started
+                case Command.Shell lines -> script.append("(\n").append(lines.script()).append("\n) </dev/null\n")
+                        .append("rc=$?; mark \"$rc\"; [ \"$rc\" -eq 0 ] || exit \"$rc\"\n");
+                default -> throw new IllegalArgumentException("only writes, programs without input and the engine's shell lines run in one exchange: " + step);
             }
         }
         ExecResult result = connection.exec(ExecRequest.shell(script.toString()).withStdin(input.toByteArray()));

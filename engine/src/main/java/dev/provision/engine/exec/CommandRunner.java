@@ -83,7 +83,7 @@ final class CommandRunner {
             }
             if (run >= 2) {
                 List<Command> steps = commands.subList(i, i + run);
-                Steps done = connection.inOneExchange(steps);
+                Steps done = together(connection, steps);
                 if (done.failedWrite().isPresent()) {
                     throw done.failedWrite().get();
                 }
@@ -109,7 +109,60 @@ final class CommandRunner {
 
     /** Whether {@code command} can run with others in one exchange ({@link Connection#inOneExchange}). */
     static boolean inOneExchange(Command command) {
-        return command instanceof Command.PutFile || command instanceof Command.Exec e && e.stdin().length == 0;
+        return command instanceof Command.PutFile || command instanceof Command.Exec e && e.stdin().length == 0
+                || fileSystemStep(command).isPresent();
+    }
+
+    /**
+     * Runs {@code commands} (each {@link #inOneExchange}) in order in one exchange: the file-system
+     * steps as the engine's shell lines of that exchange, each one that fails reported as a failed
+     * write, with the reason it gives when it runs alone ({@code could not create directory ...}).
+     * The run's loops and runs of tasks applied together, and a plan's consecutive steps, go through here.
+     */
+    static Steps together(Connection connection, List<Command> commands) throws ConnectionException {
+        List<Command> steps = commands.stream()
+                .map(c -> fileSystemStep(c).<Command>map(f -> new Command.Shell(f.script())).orElse(c)).toList();
+        Steps done = connection.inOneExchange(steps);
+        List<Optional<ExecResult>> ran = new ArrayList<>();
+        for (int i = 0; i < done.ran().size(); i++) {
+            Optional<FileSystemStep> step = fileSystemStep(commands.get(i));
+            if (step.isEmpty()) {
+                ran.add(done.ran().get(i));
+                continue;
+            }
+            ExecResult r = done.ran().get(i).orElseThrow();
+            if (r.exitCode() != 0) {
+                return new Steps(ran, Optional.of(new ConnectionException(step.get().failure(r))));
+            }
+            ran.add(Optional.empty()); // as a write: no program's result
+        }
+        return new Steps(ran, done.failedWrite());
+    }
+
+    /** A file-system command as the shell lines that carry it out, and what it does, for its error. */
+    private record FileSystemStep(String script, String what) {
+        String failure(ExecResult r) {
+            return "could not " + what + ": " + r.stderrText().strip();
+        }
+    }
+
+    /** The file-system command {@code command} as shell lines; empty for writes, programs and what the engine does itself. */
+    private static Optional<FileSystemStep> fileSystemStep(Command command) {
+        return Optional.ofNullable(switch (command) {
+            case Command.MakeDirectory d -> new FileSystemStep("mkdir -p -- " + ShellWords.quote(d.path())
+                    + attributes(d.path(), d.attributes()), "create directory " + d.path());
+            case Command.Remove r -> new FileSystemStep("rm -rf -- " + ShellWords.quote(r.path()), "remove " + r.path());
+            case Command.SetAttributes a -> new FileSystemStep("true" + attributes(a.path(), a.attributes()),
+                    "set attributes of " + a.path());
+            case Command.Symlink l -> new FileSystemStep("ln -sfn -- " + ShellWords.quote(l.target()) + " " + ShellWords.quote(l.path()),
+                    "link " + l.path());
+            case Command.HardLink h -> new FileSystemStep(assign("src", h.target()) + assign("target", h.path()) + HARD_LINK_SCRIPT,
+                    "hard link " + h.path() + " to " + h.target());
+            case Command.CopyFile f -> new FileSystemStep(assign("src", f.source()) + assign("target", f.path())
+                    + assign("mode", f.attributes().mode().orElse("")) + assign("owner", f.attributes().owner().orElse(""))
+                    + assign("group", f.attributes().group().orElse("")) + COPY_SCRIPT, "copy " + f.source() + " to " + f.path());
+            default -> null;
+        });
     }
 
     /** The result of a user program; empty for file-system commands. */
@@ -123,18 +176,12 @@ final class CommandRunner {
             }
             case Command.PutFile p -> c.put(p);
             case Command.UploadFile u -> c.upload(u);
-            case Command.MakeDirectory d -> check(c, "mkdir -p -- " + ShellWords.quote(d.path())
-                    + attributes(d.path(), d.attributes()), "create directory " + d.path());
-            case Command.Remove r -> check(c, "rm -rf -- " + ShellWords.quote(r.path()), "remove " + r.path());
-            case Command.SetAttributes a -> check(c, "true" + attributes(a.path(), a.attributes()),
-                    "set attributes of " + a.path());
-            case Command.Symlink l -> check(c, "ln -sfn -- " + ShellWords.quote(l.target()) + " " + ShellWords.quote(l.path()),
-                    "link " + l.path());
-            case Command.HardLink h -> check(c, assign("src", h.target()) + assign("target", h.path()) + HARD_LINK_SCRIPT,
-                    "hard link " + h.path() + " to " + h.target());
-            case Command.CopyFile f -> check(c, assign("src", f.source()) + assign("target", f.path())
-                    + assign("mode", f.attributes().mode().orElse("")) + assign("owner", f.attributes().owner().orElse(""))
-                    + assign("group", f.attributes().group().orElse("")) + COPY_SCRIPT, "copy " + f.source() + " to " + f.path());
+            case Command.MakeDirectory d -> check(c, fileSystemStep(d).orElseThrow());
+            case Command.Remove r -> check(c, fileSystemStep(r).orElseThrow());
+            case Command.SetAttributes a -> check(c, fileSystemStep(a).orElseThrow());
+            case Command.Symlink l -> check(c, fileSystemStep(l).orElseThrow());
+            case Command.HardLink h -> check(c, fileSystemStep(h).orElseThrow());
+            case Command.CopyFile f -> check(c, fileSystemStep(f).orElseThrow());
             case Command.ControllerFile f -> writeOnController(f);
             case Command.AwaitReboot r -> throw new IllegalStateException("a reboot is awaited by the engine (HostReturn), not run on a connection");
         }
@@ -173,10 +220,10 @@ final class CommandRunner {
         return parts.isEmpty() ? "" : " && " + String.join(" && ", parts);
     }
 
-    private static void check(Connection c, String commandLine, String what) throws ConnectionException, CommandFailedException {
-        ExecResult r = c.exec(ExecRequest.shell(commandLine));
+    private static void check(Connection c, FileSystemStep step) throws ConnectionException, CommandFailedException {
+        ExecResult r = c.exec(ExecRequest.shell(step.script()));
         if (r.exitCode() != 0) {
-            throw new CommandFailedException("could not " + what + ": " + r.stderrText().strip());
+            throw new CommandFailedException(step.failure(r));
         }
     }
 

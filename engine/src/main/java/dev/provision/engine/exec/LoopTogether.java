@@ -95,7 +95,7 @@ final class LoopTogether {
             reads.forget(); // the host is about to change
             reads.ahead().invalidate();
             try {
-                done = connection.inOneExchange(steps);
+                done = CommandRunner.together(connection, steps);
             } catch (UnreachableException e) {
                 throw e;
             } catch (ConnectionException e) {

@@ -310,6 +310,21 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void theEnginesShellLinesRunInASubshellOfTheExchangeAndStopItWhenTheyFail() throws Exception {
+        Steps done = connection.inOneExchange(List.of(
+                new Command.Shell("cd " + scratch + " && mkdir -p made && echo here; exit 0"),
+                Command.Exec.of("sh", "-c", "pwd"),
+                new Command.Shell("echo broke >&2; exit 4"),
+                Command.Exec.of("touch", scratch + "/never")));
+        assertEquals(3, done.ran().size(), String.valueOf(done));
+        assertEquals("here\n", done.ran().get(0).orElseThrow().stdoutText());
+        assertTrue(!done.ran().get(1).orElseThrow().stdoutText().strip().equals(scratch), "a subshell's cd stays in it");
+        assertEquals(4, done.lastProgram().orElseThrow().exitCode(), "its exit ends the subshell, and its status the sequence");
+        assertEquals("broke\n", done.lastProgram().orElseThrow().stderrText());
+        assertEquals("made", run("ls -A " + scratch).strip());
+    }
+
+    @Test
     void writesOneAfterAnotherEachReceiveExactlyTheirBytes() throws Exception {
         byte[] binary = new byte[70_000];
         new java.util.Random(7).nextBytes(binary);

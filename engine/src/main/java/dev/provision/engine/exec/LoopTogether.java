@@ -18,7 +18,7 @@ import java.util.Optional;
 
 /**
  * A loop's items planned together and applied in one exchange, where the module allows it
- * ({@link TaskModule#plansItemsTogether}).
+ * ({@link TaskModule#plansTogether}).
  */
 final class LoopTogether {
     private final PlayContext play;
@@ -41,7 +41,7 @@ final class LoopTogether {
     }
 
     /**
-     * A run of the loop's items whose module plans them together ({@link TaskModule#plansItemsTogether}):
+     * A run of the loop's items whose module plans them together ({@link TaskModule#plansTogether}):
      * each item planned against what the items before it would have done (the forecast a dry run
      * plans against), then the writes and programs of all of them in one exchange: a dozen kernel
      * parameters in one round trip instead of a dozen. Returns the results of the items it settled,
@@ -53,7 +53,7 @@ final class LoopTogether {
     List<TaskResult> run(Task task, HostState host, Loop loop, List<?> items, boolean handler, TaskStep step, HostReads reads)
             throws TemplateException, UnreachableException {
         TaskModule module = modules.module(task.module()).orElseThrow();
-        if (inputs.checkMode(task) || items.size() < 2 || !module.plansItemsTogether() || task.until().isPresent()
+        if (inputs.checkMode(task) || items.size() < 2 || !module.plansTogether() || task.until().isPresent()
                 || task.failedWhen().isPresent() || task.timeoutSeconds().isPresent() || task.delegateTo().isPresent()
                 || task.keywords().backgroundSeconds().isPresent()) {
             return List.of();

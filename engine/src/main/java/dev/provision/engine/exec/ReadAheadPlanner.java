@@ -70,13 +70,14 @@ final class ReadAheadPlanner {
     }
 
     /**
-     * What tasks {@code from} on will read first, for the write of the task before them to read in
-     * its exchange ({@link ReadAhead#readingAfter}): empty where they read through another connection
+     * What tasks {@code from} on ({@code window} of them) will read first, for the write of the task
+     * before them to read in its exchange ({@link ReadAhead#readingAfter}): empty where they read through another connection
      * than {@code key}'s or cannot be planned now.
      */
-    List<String> readsAfter(List<Task> tasks, List<TaskStep> steps, int from, HostState host, dev.provision.engine.connection.ExecTarget key) {
+    List<String> readsAfter(List<Task> tasks, List<TaskStep> steps, int from, HostState host, dev.provision.engine.connection.ExecTarget key,
+                            int window) {
         ReadAhead none = new ReadAhead(); // nothing read yet: every read is noted
-        Planned planned = aheadOf(tasks, steps, from, host, ReadAhead.AFTER_A_WRITE, none);
+        Planned planned = aheadOf(tasks, steps, from, host, window, none);
         if (planned.through() == null || !planned.through().target().equals(key)) {
             return List.of();
         }

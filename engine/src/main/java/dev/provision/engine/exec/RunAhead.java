@@ -68,6 +68,36 @@ final class RunAhead {
         running.put(host, task);
     }
 
+    /**
+     * Set on a thread that plans a task before the tasks before it are applied ({@link TasksTogether}):
+     * there a read of a host that has not caught up ends the plan ({@link NotCaughtUp}) instead of
+     * waiting (that host may be waiting for this one's earlier task, which is applied only afterwards).
+     */
+    private final ThreadLocal<boolean[]> planningAhead = new ThreadLocal<>();
+
+    /** {@code reader} starts planning {@code task} before the tasks before it are applied; see {@link #endPlanningAhead}. */
+    void planningAhead(String reader, int task) {
+        running.put(reader, task);
+        planningAhead.set(new boolean[1]);
+    }
+
+    /** What a plan made ahead ({@link #planningAhead}) meets where it reads a host that has not caught up: it ends there. */
+    static final class NotCaughtUp extends RuntimeException {
+        NotCaughtUp() {
+            super("planned ahead of a host that has not caught up", null, false, false);
+        }
+    }
+
+    /**
+     * Ends what {@link #planningAhead} started: whether the plan read a host that had not caught up
+     * (it saw what the linear strategy would not have shown it, so it is dropped).
+     */
+    boolean endPlanningAhead() {
+        boolean[] noted = planningAhead.get();
+        planningAhead.remove();
+        return noted != null && noted[0];
+    }
+
     void finished(String host, int task) {
         finished.put(host, task + 1);
         wake(host);
@@ -98,6 +128,11 @@ final class RunAhead {
         Integer at = running.get(reader);
         if (at == null || reader.equals(target) || !hosts.contains(target) || caughtUp(target, at)) {
             return;
+        }
+        boolean[] noted = planningAhead.get();
+        if (noted != null) {
+            noted[0] = true;
+            throw new NotCaughtUp();
         }
         int readerAt = at;
         Object signal = signal(target);

@@ -79,32 +79,42 @@ final class RunAheadStrategy implements Strategy {
         int k = 0;
         ReadAhead ahead = new ReadAhead();
         try {
-            for (; k < tasks.size() && !batch.stopRequested(); k++) {
+            while (k < tasks.size() && !batch.stopRequested()) {
                 progress.starting(h.name(), k);
-                Task task = tasks.get(k);
-                TaskStep step = steps.get(k);
                 int k0 = k;
-                TaskResult r = progress.withFork(() -> {
+                List<TaskResult> ran = progress.withFork(() -> {
                     try {
                         batch.runner.ahead.readAhead(tasks, steps, k0, h, ahead);
-                        ahead.following(key -> batch.runner.ahead.readsAfter(tasks, steps, k0 + 1, h, key));
-                        TaskResult result = batch.runner.run(task, h, false, step, ahead);
+                        List<TaskResult> together = batch.runner.runTogether(tasks, steps, k0, h, ahead, progress);
+                        if (!together.isEmpty()) {
+                            ahead.ran();
+                            return together;
+                        }
+                        ahead.following(key -> batch.runner.ahead.readsAfter(tasks, steps, k0 + 1, h, key,
+                                batch.runner.tasksTogether.readsAfter(tasks, k0 + 1)));
+                        TaskResult result = batch.runner.run(tasks.get(k0), h, false, steps.get(k0), ahead);
                         ahead.following(null);
                         ahead.ran();
-                        return result;
+                        return List.of(result);
                     } catch (RuntimeException e) {
                         // a bug in the engine or a module: the host fails with the cause, the run goes on
-                        return TaskResult.simple(h.name(), TaskStatus.FAILED, "internal error: " + e);
+                        return List.of(TaskResult.simple(h.name(), TaskStatus.FAILED, "internal error: " + e));
                     }
                 });
-                results.get(k).get(h).complete(r);
-                boolean dropsOut = r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE;
-                if (dropsOut) {
-                    progress.failed(h.name(), k); // before finished: a waiting reader must see both
-                }
-                progress.finished(h.name(), k);
-                if (dropsOut) {
+                boolean dropsOut = false;
+                for (TaskResult r : ran) {
+                    results.get(k).get(h).complete(r);
+                    dropsOut = r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE;
+                    if (dropsOut) {
+                        progress.failed(h.name(), k); // before finished: a waiting reader must see both
+                    }
+                    progress.finished(h.name(), k);
                     k++;
+                    if (dropsOut) {
+                        break;
+                    }
+                }
+                if (dropsOut) {
                     break;
                 }
             }

@@ -44,6 +44,8 @@ final class TaskRunner {
     private final ItemPlanning planning;
     private final ItemOutcome outcome;
     private final LoopTogether together;
+    /** Consecutive tasks of a host planned together and applied in one exchange. */
+    final TasksTogether tasksTogether;
 
     TaskRunner(PlayContext play, ModuleRegistry modules, Connections connections, Optional<PlanRecording> recording) {
         this.play = play;
@@ -55,6 +57,7 @@ final class TaskRunner {
         this.planning = new ItemPlanning(play, inputs);
         this.outcome = new ItemOutcome(play, inputs);
         this.together = new LoopTogether(play, modules, inputs, planning, outcome);
+        this.tasksTogether = new TasksTogether(play, modules, inputs, planning, outcome, ahead);
     }
 
     /** {@code task} on {@code host}, as part of {@code step} (the task's run over the batch's hosts). */
@@ -76,7 +79,36 @@ final class TaskRunner {
             r = TaskResult.simple(host.name(), TaskStatus.UNREACHABLE, e.getMessage());
         }
         Duration took = Duration.ofNanos(System.nanoTime() - started).plus(ahead.takeTime());
-        r = r.withDuration(took).withRoundTrips(reads.exchanges.get() + ahead.takeExchanges());
+        return finish(task, host, r, took, reads.exchanges.get() + ahead.takeExchanges(), handler);
+    }
+
+    /**
+     * Tasks {@code from} on, on {@code host}, planned together and applied in one exchange where
+     * they can be ({@link TasksTogether}): the results of the tasks it ran, in order; none where they
+     * cannot (the task then runs alone).
+     */
+    List<TaskResult> runTogether(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead ahead, RunAhead progress) {
+        long started = System.nanoTime();
+        List<TasksTogether.Settled> settled;
+        try {
+            settled = tasksTogether.run(tasks, steps, from, host, ahead, progress);
+        } catch (UnreachableException e) {
+            Duration took = Duration.ofNanos(System.nanoTime() - started).plus(ahead.takeTime());
+            return List.of(finish(tasks.get(from), host, TaskResult.simple(host.name(), TaskStatus.UNREACHABLE, e.getMessage()),
+                    took, ahead.takeExchanges(), false));
+        }
+        List<TaskResult> results = new ArrayList<>();
+        for (TasksTogether.Settled s : settled) {
+            Duration took = Duration.ofNanos(s.nanos()).plus(results.isEmpty() ? ahead.takeTime() : Duration.ZERO);
+            int exchanges = s.exchanges() + (results.isEmpty() ? ahead.takeExchanges() : 0);
+            results.add(finish(s.task(), host, s.result(), took, exchanges, false));
+        }
+        return results;
+    }
+
+    /** A task's result as reported, recorded and registered: its time and round trips, {@code ignore_errors}. */
+    private TaskResult finish(Task task, HostState host, TaskResult result, Duration took, int roundTrips, boolean handler) {
+        TaskResult r = result.withDuration(took).withRoundTrips(roundTrips);
         if (r.status() == TaskStatus.FAILED && task.ignoreErrors()) {
             r = r.withStatus(TaskStatus.IGNORED);
         }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A loop whose module plans its items together ({@code TaskModule.plansItemsTogether}: limits,
+ * A loop whose module plans its items together ({@code TaskModule.plansTogether}: limits,
  * sysctl) on a real host: each item planned against what the items before it would have done, all
  * their writes in one exchange; the outcome is what the items give one by one, a failed item
  * included.

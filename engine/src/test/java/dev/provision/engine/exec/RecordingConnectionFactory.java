@@ -15,7 +15,8 @@ import java.util.Optional;
 
 /**
  * A factory of fake connections that record every request and answer each with exit 0 and
- * {@code "ok"}; what each host was opened with is kept too. Thread-safe.
+ * {@code "ok"} (writes and programs sent in one exchange: each step done); what each host was
+ * opened with is kept too. Thread-safe.
  */
 final class RecordingConnectionFactory implements ConnectionFactory {
     /** One request as the host received it. */
@@ -46,7 +47,8 @@ final class RecordingConnectionFactory implements ConnectionFactory {
             @Override
             public ExecResult exec(ExecRequest request) {
                 calls.add(new Call(hostName, request.commandLine(), request.stdin()));
-                return responder.answer(hostName, request.commandLine());
+                Optional<ExecResult> steps = stepsDone(request.commandLine());
+                return steps.isPresent() ? steps.get() : responder.answer(hostName, request.commandLine());
             }
 
             @Override
@@ -63,6 +65,24 @@ final class RecordingConnectionFactory implements ConnectionFactory {
             public void close() {
             }
         };
+    }
+
+    private static final java.util.regex.Pattern STEP_TOKEN = java.util.regex.Pattern.compile("^tok='?(PROVISION-STEP-[A-Za-z0-9_-]+)'?$",
+            java.util.regex.Pattern.MULTILINE);
+    private static final java.util.regex.Pattern STEP_MARK = java.util.regex.Pattern.compile("\\bmark (0$|\"\\$rc\")",
+            java.util.regex.Pattern.MULTILINE);
+
+    /**
+     * Writes and programs in one exchange ({@code Connection.inOneExchange}) answered as done, each
+     * step's mark on both outputs; empty for any other command.
+     */
+    private static Optional<ExecResult> stepsDone(String commandLine) {
+        java.util.regex.Matcher token = STEP_TOKEN.matcher(commandLine);
+        if (!token.find()) {
+            return Optional.empty();
+        }
+        String marks = (token.group(1) + " 0\n").repeat((int) STEP_MARK.matcher(commandLine).results().count());
+        return Optional.of(new ExecResult(0, marks.getBytes(StandardCharsets.UTF_8), marks.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** The command lines {@code host} received, in order. */

@@ -215,4 +215,10 @@ public final class AuthorizedKeyModule implements TaskModule {
         String blob = k.blob();
         return k.type() + " ..." + blob.substring(Math.max(0, blob.length() - 8)) + (k.comment().isEmpty() ? "" : " " + k.comment());
     }
+
+    /** Its only effect is the keys file it writes (and its directory), which the forecast holds exactly: planned with the tasks around it. */
+    @Override
+    public boolean plansTogether() {
+        return true;
+    }
 }

@@ -397,4 +397,10 @@ public final class HostsModule implements TaskModule {
         }
         return true;
     }
+
+    /** Its only effect is the hosts file it writes, which the forecast holds exactly: planned with the tasks around it. */
+    @Override
+    public boolean plansTogether() {
+        return true;
+    }
 }

@@ -153,4 +153,10 @@ public final class SshKnownHostsModule implements TaskModule {
         String line = s.strip().lines().findFirst().orElse("");
         return line.length() > 40 ? line.substring(0, 40) + "..." : line;
     }
+
+    /** Its only effect is the known-hosts file it writes, which the forecast holds exactly: planned with the tasks around it. */
+    @Override
+    public boolean plansTogether() {
+        return true;
+    }
 }

@@ -118,4 +118,10 @@ public final class BlockInFileModule implements TaskModule {
         String converged = present ? path + " already has the managed block" : path + " has no managed block";
         return FileContentPlanner.update(target, existing.get(), edited.getBytes(StandardCharsets.UTF_8), attributes, summary, converged);
     }
+
+    /** Its only effect is the file it edits, which the forecast holds exactly: planned with the tasks around it. */
+    @Override
+    public boolean plansTogether() {
+        return true;
+    }
 }

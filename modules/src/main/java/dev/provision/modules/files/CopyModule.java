@@ -179,4 +179,10 @@ public final class CopyModule implements TaskModule {
             throw new ModuleException("cannot read src " + src + " (" + file + "): " + e.getMessage(), e);
         }
     }
+
+    /** Its only effect is the file it writes, which the forecast holds exactly: planned with the tasks around it. */
+    @Override
+    public boolean plansTogether() {
+        return true;
+    }
 }

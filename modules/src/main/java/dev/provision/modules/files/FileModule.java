@@ -274,4 +274,10 @@ public final class FileModule implements dev.provision.modules.spi.TaskModule {
     private static Diff stateDiff(String path, String before, String after) {
         return new Diff(path, "state: " + before + "\n", "state: " + after + "\n");
     }
+
+    /** Its only effect is what it does to the path, which the forecast holds exactly: planned with the tasks around it. */
+    @Override
+    public boolean plansTogether() {
+        return true;
+    }
 }

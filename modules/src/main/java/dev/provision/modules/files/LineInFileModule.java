@@ -154,4 +154,10 @@ public final class LineInFileModule implements TaskModule {
             throw new ModuleException(name + ": " + e.getMessage(), e);
         }
     }
+
+    /** Its only effect is the file it edits, which the forecast holds exactly: planned with the tasks around it. */
+    @Override
+    public boolean plansTogether() {
+        return true;
+    }
 }

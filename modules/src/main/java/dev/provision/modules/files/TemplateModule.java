@@ -76,4 +76,10 @@ public final class TemplateModule implements TaskModule {
             default -> throw new ModuleException("newline_sequence needs to be one of: \\n, \\r or \\r\\n");
         };
     }
+
+    /** Its only effect is the file it writes, which the forecast holds exactly: planned with the tasks around it. */
+    @Override
+    public boolean plansTogether() {
+        return true;
+    }
 }

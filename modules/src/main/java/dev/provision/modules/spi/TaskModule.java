@@ -79,13 +79,15 @@ public interface TaskModule {
     }
 
     /**
-     * Whether the items of a loop of this module may be planned together, each against what the
-     * items before it would have done (the forecast a dry run plans against), and their changes then
-     * applied in one exchange. True only where the dry run is exact for this module: every effect of
-     * a plan on what a later plan reads is declared (the files it writes, {@link Plan#afterwards}).
-     * The engine still applies them one by one where a plan holds more than file writes and programs.
+     * Whether this module's plans may be made together, each against what the plans before it would
+     * have done (the forecast a dry run plans against), and their changes then applied in one
+     * exchange: the items of one of its loops, and consecutive tasks of such modules on one host. True
+     * only where the dry run is exact for this module: every effect of a plan on what a later plan
+     * reads is declared (the files it writes, {@link Plan#afterwards}), and it sets no variable. The
+     * engine still applies them one by one where a plan holds more than writes, file-system steps and
+     * programs without input.
      */
-    default boolean plansItemsTogether() {
+    default boolean plansTogether() {
         return false;
     }
 }

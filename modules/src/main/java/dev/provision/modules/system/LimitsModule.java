@@ -108,7 +108,7 @@ public final class LimitsModule implements TaskModule {
 
     /** Each item (a domain) edits the same files: what it does to them is forecast exactly. */
     @Override
-    public boolean plansItemsTogether() {
+    public boolean plansTogether() {
         return true;
     }
 

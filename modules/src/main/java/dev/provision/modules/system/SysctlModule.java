@@ -99,7 +99,7 @@ public final class SysctlModule implements TaskModule {
 
     /** Each item writes the same file and sets its own value: what it does to the file is forecast exactly. */
     @Override
-    public boolean plansItemsTogether() {
+    public boolean plansTogether() {
         return true;
     }
 

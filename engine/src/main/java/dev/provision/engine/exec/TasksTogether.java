@@ -1,0 +1,234 @@
+package dev.provision.engine.exec;
+
+import dev.provision.engine.connection.Connection;
+import dev.provision.engine.connection.ConnectionException;
+import dev.provision.engine.connection.Steps;
+import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Task;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.engine.report.TaskStatus;
+import dev.provision.engine.template.TemplateException;
+import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.TaskModule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Consecutive tasks of one host planned together and applied in one exchange, as a loop's items are
+ * ({@link LoopTogether}): each task planned against what the tasks before it would have done (the
+ * forecast a dry run plans against), then the changes of all of them in one round trip, which also
+ * reads what the task after them reads first. Where the floor's script writes the cluster's SSH
+ * directory, keys and authorized keys in one go, so does a run of {@code file}, {@code copy} and
+ * {@code authorized_key} tasks.
+ *
+ * <p>Which tasks join ({@link #joins}): those of modules whose dry run is exact
+ * ({@link TaskModule#plansTogether}), outside a dry run, with nothing that judges or reads what
+ * they did before the next task plans (no loop, {@code register}, {@code until},
+ * {@code changed_when}, {@code failed_when}, own {@code timeout}, {@code async},
+ * {@code delegate_to}). The run of tasks ends before a task that cannot be planned now (its
+ * arguments or plan fail: it runs in its turn and says why), that runs through another connection
+ * (another user, other variables), or whose plan read a host that has not caught up with this one
+ * (that host may be waiting for this one's earlier task: {@link RunAhead#planningAhead}).
+ *
+ * <p>The first task whose change fails ends it: the tasks after it are not applied and the host
+ * drops out as it would have (with {@code ignore_errors}, they run one by one, planned afresh).
+ */
+final class TasksTogether {
+    /** The most tasks applied in one exchange. */
+    static final int MOST = 32;
+
+    private final PlayContext play;
+    private final ModuleRegistry modules;
+    private final TaskInputs inputs;
+    private final ItemPlanning planning;
+    private final ItemOutcome outcome;
+    private final ReadAheadPlanner ahead;
+
+    TasksTogether(PlayContext play, ModuleRegistry modules, TaskInputs inputs, ItemPlanning planning, ItemOutcome outcome,
+                  ReadAheadPlanner ahead) {
+        this.play = play;
+        this.modules = modules;
+        this.inputs = inputs;
+        this.planning = planning;
+        this.outcome = outcome;
+        this.ahead = ahead;
+    }
+
+    /** A task's result from a run of tasks applied together, with the time it took and its round trips. */
+    record Settled(Task task, TaskResult result, long nanos, int exchanges) {
+    }
+
+    /** One task of the run: its plan and the steps it adds to the exchange, or its result where it is settled already (skipped). */
+    private record Planned(Task task, TaskStep step, Map<String, Object> vars, Params params, Connection connection,
+                           ItemPlanning.ItemPlan plan, List<Command> commands, TaskResult settled, long nanos) {
+        /** Whether it failed before it was applied (its arguments, its plan). */
+        boolean failed() {
+            return settled != null && settled.status() == TaskStatus.FAILED;
+        }
+    }
+
+    /** Whether {@code task} can be planned against the forecast of the tasks before it and applied with them. */
+    boolean joins(Task task) {
+        TaskModule module = modules.module(task.module()).orElseThrow();
+        return module.plansTogether() && !inputs.checkMode(task) && task.loop().isEmpty()
+                && !ReadAheadPlanner.setsVariables(task, module) && task.until().isEmpty() && task.changedWhen().isEmpty()
+                && task.failedWhen().isEmpty() && task.timeoutSeconds().isEmpty() && task.delegateTo().isEmpty()
+                && task.keywords().backgroundSeconds().isEmpty() && !task.runOnce();
+    }
+
+    /** How many tasks from {@code from} on may join one run ({@link #joins}), at most {@link #MOST}. */
+    int reach(List<Task> tasks, int from) {
+        int end = from;
+        while (end < tasks.size() && end - from < MOST && joins(tasks.get(end))) {
+            end++;
+        }
+        return end - from;
+    }
+
+    /**
+     * How many tasks a write before task {@code from} reads for: those that will plan together
+     * there before anything changes the host again, else the one.
+     */
+    int readsAfter(List<Task> tasks, int from) {
+        return Math.max(ReadAhead.AFTER_A_WRITE, reach(tasks, from));
+    }
+
+    /**
+     * Tasks {@code from} on, planned together and applied in one exchange: the results of the tasks
+     * it settled, in order (all of them, or those up to the first whose change failed; the first task
+     * alone where the second cannot join it); none where fewer than two tasks from {@code from} on
+     * may join or the first cannot be planned now (the task then runs alone).
+     */
+    List<Settled> run(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead reading, RunAhead progress)
+            throws UnreachableException {
+        int reach = reach(tasks, from);
+        if (reach < 2) {
+            return List.of();
+        }
+        HostReads reads = new HostReads(reading);
+        Forecast forecast = new Forecast();
+        List<Planned> planned = new ArrayList<>();
+        Connection connection = null;
+        try {
+            for (int j = from; j < from + reach; j++) {
+                long started = System.nanoTime();
+                progress.planningAhead(host.name(), j);
+                Planned p = null;
+                try {
+                    p = plan(tasks.get(j), steps.get(j), host, reads, forecast, connection, started);
+                } catch (TemplateException | RuntimeException e) {
+                    // it says so in its turn (a read of a host that has not caught up ends up here too)
+                } finally {
+                    if (progress.endPlanningAhead()) {
+                        p = null; // it read a host that had not caught up: planned again in its turn
+                    }
+                }
+                if (p == null || p.failed() && j > from) {
+                    break; // planned again in its turn: what failed may have come from the forecast
+                }
+                if (connection == null) {
+                    connection = p.connection();
+                }
+                planned.add(p);
+                if (p.failed()) {
+                    break; // the first task, planned against the host as it is: its failure is its result
+                }
+            }
+        } finally {
+            progress.starting(host.name(), from);
+        }
+        if (planned.isEmpty()) {
+            return List.of();
+        }
+        int end = from + planned.size();
+        List<Command> commands = planned.stream().flatMap(p -> p.commands().stream()).toList();
+        Steps done = new Steps(List.of(), Optional.empty());
+        String lost = null;
+        long applying = System.nanoTime();
+        if (!commands.isEmpty()) {
+            reads.forget(); // the host is about to change
+            reading.invalidate();
+            reading.following(key -> ahead.readsAfter(tasks, steps, end, host, key, readsAfter(tasks, end)));
+            try {
+                done = CommandRunner.together(reading.readingAfter(connection), commands);
+            } catch (UnreachableException e) {
+                throw e;
+            } catch (ConnectionException e) {
+                lost = e.getMessage();
+            } finally {
+                reading.following(null);
+            }
+        }
+        long applied = System.nanoTime() - applying;
+        long changing = planned.stream().filter(p -> !p.commands().isEmpty()).count();
+        List<Settled> results = new ArrayList<>();
+        int first = 0; // the task's first step
+        for (Planned p : planned) {
+            int exchanges = results.isEmpty() ? reads.exchanges.get() : 0;
+            if (p.settled() != null) {
+                results.add(new Settled(p.task(), p.settled(), p.nanos(), exchanges));
+                if (p.failed()) {
+                    break;
+                }
+                continue;
+            }
+            ItemOutcome.Applied outcomeOf = ItemOutcome.Applied.NOTHING;
+            boolean stopped = false;
+            int n = p.commands().size();
+            if (n > 0) {
+                Steps mine = done.part(first, n);
+                stopped = lost != null || mine.stopped(n);
+                outcomeOf = new ItemOutcome.Applied(mine.lastProgram(),
+                        lost != null ? lost : mine.failedWrite().map(Throwable::getMessage).orElse(null));
+                if (!stopped) {
+                    reads.wrote(p.plan().plan());
+                }
+                first += n;
+            }
+            long nanos = p.nanos() + (n > 0 ? applied / changing : 0);
+            TaskResult result;
+            try {
+                result = outcome.of(p.task(), host, p.plan(), outcomeOf, p.params(), p.vars(), "", false, p.step());
+            } catch (TemplateException e) {
+                result = TaskRunner.failure(host, p.task(), e.getMessage());
+            }
+            results.add(new Settled(p.task(), result, nanos, exchanges));
+            if (stopped || result.status() == TaskStatus.FAILED) {
+                break; // the tasks after it were planned as if it had done its part
+            }
+        }
+        return results;
+    }
+
+    /**
+     * One task planned against the forecast of those before it, or its result where it is settled
+     * before it is applied (skipped; failed); null where the run must end before it (it runs
+     * through another connection or holds a step that cannot go in the exchange).
+     */
+    private Planned plan(Task task, TaskStep step, HostState host, HostReads reads, Forecast forecast, Connection through,
+                         long started) throws TemplateException, UnreachableException {
+        TaskModule module = modules.module(task.module()).orElseThrow();
+        TaskInputs.Item given = inputs.item(task, host, module, Map.of(), "", step, 0);
+        if (given.settled() != null) {
+            return new Planned(task, step, given.vars(), null, through, null, List.of(), given.settled(), System.nanoTime() - started);
+        }
+        Connection connection = inputs.connection(task, host, given.vars(), reads.exchanges);
+        if (through != null && !through.target().equals(connection.target())) {
+            return null;
+        }
+        ItemPlanning.ItemPlan plan = planning.plan(task, host, module, given.params(), connection, given.vars(), "", reads, step,
+                Optional.of(forecast));
+        if (plan.failure() != null) {
+            return new Planned(task, step, given.vars(), given.params(), connection, null, List.of(), plan.failure(),
+                    System.nanoTime() - started);
+        }
+        List<Command> commands = plan.plan().changes().stream().flatMap(c -> c.commands().stream()).toList();
+        if (!commands.stream().allMatch(CommandRunner::inOneExchange)) {
+            return null;
+        }
+        return new Planned(task, step, given.vars(), given.params(), connection, plan, commands, null, System.nanoTime() - started);
+    }
+}

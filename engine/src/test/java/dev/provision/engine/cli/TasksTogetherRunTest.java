@@ -1,0 +1,164 @@
+package dev.provision.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Consecutive tasks of file modules on a real host, planned together and applied in one exchange
+ * ({@code exec.TasksTogether}): the files are those the same tasks give one by one, a failed task
+ * stops the tasks after it as it would have, {@code ignore_errors} and {@code when:} keep their meaning.
+ */
+class TasksTogetherRunTest {
+    @TempDir
+    Path tmp;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    private int provision(String... args) {
+        return ProvisionCommand.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+    }
+
+    private Path write(String name, String text) throws Exception {
+        return Files.writeString(tmp.resolve(name), text);
+    }
+
+    /** The results of the one host, task by task, of a --json report. */
+    private static List<JsonNode> results(Path json) throws Exception {
+        List<JsonNode> results = new ArrayList<>();
+        new ObjectMapper().readTree(json.toFile()).get("plays").get(0).get("tasks").forEach(t -> results.add(t.get("results").get(0)));
+        return results;
+    }
+
+    private static List<String> statuses(List<JsonNode> results) {
+        return results.stream().map(r -> r.get("status").asText()).toList();
+    }
+
+    private static int roundTrips(List<JsonNode> results) {
+        return results.stream().mapToInt(r -> r.get("round_trips").asInt()).sum();
+    }
+
+    /** Every path below {@code root} with its type, mode and content. */
+    private static TreeMap<String, String> tree(Path root) throws Exception {
+        TreeMap<String, String> tree = new TreeMap<>();
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.toList()) {
+                String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+                tree.put(root.relativize(p).toString(), Files.isDirectory(p) ? "dir " + mode : mode + " " + Files.readString(p));
+            }
+        }
+        return tree;
+    }
+
+    /** Five tasks of file modules writing under {@code dir}; each registers its result where {@code alone}. */
+    private static String tasks(String dir, boolean alone) {
+        StringBuilder play = new StringBuilder("- hosts: all\n  gather_facts: false\n  tasks:\n");
+        for (String task : List.of(
+                "- file: {path: \"DIR/ssh\", state: directory, mode: \"0700\"}",
+                "- copy: {content: \"private\\n\", dest: \"DIR/ssh/id\", mode: \"0600\"}",
+                "- copy: {content: \"public\\n\", dest: \"DIR/ssh/id.pub\", mode: \"0644\"}",
+                "- lineinfile: {path: \"DIR/ssh/config\", line: \"StrictHostKeyChecking yes\", create: true, mode: \"0644\"}",
+                "- lineinfile: {path: \"DIR/ssh/config\", line: \"UserKnownHostsFile /etc/ssh/ssh_known_hosts\"}")) {
+            play.append("    ").append(task.replace("DIR", dir)).append('\n');
+            if (alone) {
+                play.append("      register: r\n");
+            }
+        }
+        return play.toString();
+    }
+
+    @Test
+    void consecutiveFileTasksGiveWhatTheyGiveOneByOneInOneExchange() throws Exception {
+        Path inventory = write("hosts", "a ansible_connection=local\n");
+        Path together = write("together.yml", tasks(tmp + "/together", false));
+        // register: keeps each task to itself (what it did could be read by the next one)
+        Path oneByOne = write("one-by-one.yml", tasks(tmp + "/one-by-one", true));
+
+        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("together.json").toString(), together.toString()),
+                out::toString);
+        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("one-by-one.json").toString(), oneByOne.toString()),
+                out::toString);
+        assertEquals(tree(tmp.resolve("one-by-one")), tree(tmp.resolve("together")));
+        List<JsonNode> converge = results(tmp.resolve("together.json"));
+        assertEquals(List.of("changed", "changed", "changed", "changed", "changed"), statuses(converge), out::toString);
+        int alone = roundTrips(results(tmp.resolve("one-by-one.json")));
+        // what the five read (a path, then what it names: two levels), then all their changes in one (one by one: 11)
+        assertTrue(roundTrips(converge) <= 3 && alone >= 5, "round trips together " + roundTrips(converge) + ", one by one " + alone);
+
+        out.reset();
+        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("noop.json").toString(), together.toString()),
+                out::toString);
+        assertEquals(List.of("ok", "ok", "ok", "ok", "ok"), statuses(results(tmp.resolve("noop.json"))), out::toString);
+    }
+
+    @Test
+    void aTaskWhoseWriteFailsStopsTheTasksAfterItAsItWouldHave() throws Exception {
+        Path locked = Files.createDirectories(tmp.resolve("locked"));
+        assumeTrue(new ProcessBuilder("chattr", "+i", locked.toString()).start().waitFor() == 0, "chattr +i works here");
+        try {
+            Path inventory = write("hosts", "a ansible_connection=local\n");
+            String site = """
+                    - hosts: all
+                      gather_facts: false
+                      tasks:
+                        - copy: {content: "1\\n", dest: "%1$s/open/first"}
+                        - copy: {content: "2\\n", dest: "%1$s/locked/second"}IGNORE
+                        - copy: {content: "3\\n", dest: "%1$s/open/third"}
+                    """.formatted(tmp);
+            Files.createDirectories(tmp.resolve("open"));
+            Path stops = write("stops.yml", site.replace("IGNORE", ""));
+            assertEquals(2, provision("-i", inventory.toString(), "--json", tmp.resolve("stops.json").toString(), stops.toString()),
+                    out::toString);
+            List<JsonNode> results = results(tmp.resolve("stops.json"));
+            assertEquals(List.of("changed", "failed"), statuses(results), out::toString);
+            assertTrue(results.get(1).get("message").asText().contains("cannot write " + locked + "/second"), results.get(1).toString());
+            assertEquals("1\n", Files.readString(tmp.resolve("open/first")));
+            assertFalse(Files.exists(tmp.resolve("open/third")), "the task after the failed one was not applied");
+
+            out.reset();
+            Path goesOn = write("goes-on.yml", site.replace("IGNORE", "\n      ignore_errors: true"));
+            assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("goes-on.json").toString(), goesOn.toString()),
+                    out::toString);
+            assertEquals(List.of("ok", "ignored", "changed"), statuses(results(tmp.resolve("goes-on.json"))), out::toString);
+            assertEquals("3\n", Files.readString(tmp.resolve("open/third")));
+        } finally {
+            new ProcessBuilder("chattr", "-i", locked.toString()).start().waitFor();
+        }
+    }
+
+    @Test
+    void aSkippedTaskAmongThemIsSkippedAndTheOthersApplied() throws Exception {
+        Path inventory = write("hosts", "a ansible_connection=local\n");
+        Path site = write("site.yml", """
+                - hosts: all
+                  gather_facts: false
+                  vars: {wanted: false}
+                  tasks:
+                    - file: {path: "%1$s/d", state: directory}
+                    - copy: {content: "never\\n", dest: "%1$s/d/skipped"}
+                      when: wanted
+                    - copy: {content: "kept\\n", dest: "%1$s/d/kept", mode: "0600"}
+                """.formatted(tmp));
+        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("run.json").toString(), site.toString()), out::toString);
+        assertEquals(List.of("changed", "skipped", "changed"), statuses(results(tmp.resolve("run.json"))), out::toString);
+        assertFalse(Files.exists(tmp.resolve("d/skipped")));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("d/kept"))));
+    }
+}

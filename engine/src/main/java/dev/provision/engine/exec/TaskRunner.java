@@ -91,7 +91,7 @@ final class TaskRunner {
         long started = System.nanoTime();
         List<TasksTogether.Settled> settled;
         try {
-            settled = tasksTogether.run(tasks, steps, from, host, ahead, progress);
+            settled = tasksTogether.run(tasks, steps, from, host, ahead, progress, this);
         } catch (UnreachableException e) {
             Duration took = Duration.ofNanos(System.nanoTime() - started).plus(ahead.takeTime());
             return List.of(finish(tasks.get(from), host, TaskResult.simple(host.name(), TaskStatus.UNREACHABLE, e.getMessage()),
@@ -131,7 +131,16 @@ final class TaskRunner {
             return failure(host, task, loop.position() + ": " + e.getMessage());
         }
         prefetch(task, host, list, loop, step, reads);
-        List<TaskResult> results = new ArrayList<>(together.run(task, host, loop, list, handler, step, reads));
+        return finishLoop(task, host, loop, list, together.run(task, host, loop, list, handler, step, reads), handler, step, reads);
+    }
+
+    /**
+     * A loop's result from the results of its first items ({@code done}, planned together): the
+     * items after them run one by one, then the loop's status, changes and {@code register}.
+     */
+    TaskResult finishLoop(Task task, HostState host, Loop loop, List<?> list, List<TaskResult> done, boolean handler, TaskStep step,
+                          HostReads reads) throws TemplateException, UnreachableException {
+        List<TaskResult> results = new ArrayList<>(done);
         for (int index = results.size(); index < list.size(); index++) {
             Map<String, Object> itemVars = Map.of(loop.loopVar(), list.get(index));
             results.add(runItem(task, host, itemVars, inputs.itemLabel(task, host, loop, list.get(index)), handler, reads, step, index));
@@ -161,7 +170,7 @@ final class TaskRunner {
      * changes ({@link TaskModule#prefetch}), run in one exchange before the first item plans. An item
      * whose arguments do not render, or whose condition is false, is left to itself.
      */
-    private void prefetch(Task task, HostState host, List<?> items, Loop loop, TaskStep step, HostReads reads)
+    void prefetch(Task task, HostState host, List<?> items, Loop loop, TaskStep step, HostReads reads)
             throws UnreachableException {
         TaskModule module = modules.module(task.module()).orElseThrow();
         if (items.size() < 2 || module instanceof ConnectionWait || module instanceof MetaModule) {

@@ -4,6 +4,7 @@ import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.Steps;
 import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
@@ -25,16 +26,17 @@ import java.util.Optional;
  * {@code authorized_key} tasks.
  *
  * <p>Which tasks join ({@link #joins}): those of modules whose dry run is exact
- * ({@link TaskModule#plansTogether}), outside a dry run, with nothing that judges or reads what
- * they did before the next task plans (no loop, {@code register}, {@code until},
- * {@code changed_when}, {@code failed_when}, own {@code timeout}, {@code async},
+ * ({@link TaskModule#plansTogether}; their loops too, item by item), outside a dry run, with
+ * nothing that judges or reads what they did before the next task plans (no {@code register},
+ * {@code until}, {@code changed_when}, {@code failed_when}, own {@code timeout}, {@code async},
  * {@code delegate_to}). The run of tasks ends before a task that cannot be planned now (its
  * arguments or plan fail: it runs in its turn and says why), that runs through another connection
  * (another user, other variables), or whose plan read a host that has not caught up with this one
  * (that host may be waiting for this one's earlier task: {@link RunAhead#planningAhead}).
  *
  * <p>The first task whose change fails ends it: the tasks after it are not applied and the host
- * drops out as it would have (with {@code ignore_errors}, they run one by one, planned afresh).
+ * drops out as it would have (with {@code ignore_errors}, they run one by one, planned afresh); in
+ * a loop, the items after a failed one run one by one, as in the loop run alone.
  */
 final class TasksTogether {
     /** The most tasks applied in one exchange. */
@@ -61,19 +63,30 @@ final class TasksTogether {
     record Settled(Task task, TaskResult result, long nanos, int exchanges) {
     }
 
-    /** One task of the run: its plan and the steps it adds to the exchange, or its result where it is settled already (skipped). */
-    private record Planned(Task task, TaskStep step, Map<String, Object> vars, Params params, Connection connection,
-                           ItemPlanning.ItemPlan plan, List<Command> commands, TaskResult settled, long nanos) {
+    /** One item planned (a task outside a loop is one): its plan and steps, or its result where it is settled before it is applied. */
+    private record Item(String label, Map<String, Object> vars, Params params, Connection connection, ItemPlanning.ItemPlan plan,
+                        List<Command> commands, TaskResult settled) {
         /** Whether it failed before it was applied (its arguments, its plan). */
         boolean failed() {
             return settled != null && settled.status() == TaskStatus.FAILED;
         }
     }
 
+    /** One task of the run: its items (its loop's, or the one) and, for a loop, what it went over. */
+    private record Planned(Task task, TaskStep step, Connection connection, List<Item> items, List<?> loopItems, long nanos) {
+        boolean failed() {
+            return items.stream().anyMatch(Item::failed);
+        }
+
+        List<Command> commands() {
+            return items.stream().flatMap(i -> i.commands().stream()).toList();
+        }
+    }
+
     /** Whether {@code task} can be planned against the forecast of the tasks before it and applied with them. */
     boolean joins(Task task) {
         TaskModule module = modules.module(task.module()).orElseThrow();
-        return module.plansTogether() && !inputs.checkMode(task) && task.loop().isEmpty()
+        return module.plansTogether() && !inputs.checkMode(task)
                 && !ReadAheadPlanner.setsVariables(task, module) && task.until().isEmpty() && task.changedWhen().isEmpty()
                 && task.failedWhen().isEmpty() && task.timeoutSeconds().isEmpty() && task.delegateTo().isEmpty()
                 && task.keywords().backgroundSeconds().isEmpty() && !task.runOnce();
@@ -102,8 +115,8 @@ final class TasksTogether {
      * alone where the second cannot join it); none where fewer than two tasks from {@code from} on
      * may join or the first cannot be planned now (the task then runs alone).
      */
-    List<Settled> run(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead reading, RunAhead progress)
-            throws UnreachableException {
+    List<Settled> run(List<Task> tasks, List<TaskStep> steps, int from, HostState host, ReadAhead reading, RunAhead progress,
+                      TaskRunner runner) throws UnreachableException {
         int reach = reach(tasks, from);
         if (reach < 2) {
             return List.of();
@@ -118,7 +131,7 @@ final class TasksTogether {
                 progress.planningAhead(host.name(), j);
                 Planned p = null;
                 try {
-                    p = plan(tasks.get(j), steps.get(j), host, reads, forecast, connection, started);
+                    p = plan(tasks.get(j), steps.get(j), host, reads, forecast, connection, started, runner);
                 } catch (TemplateException | RuntimeException e) {
                     // it says so in its turn (a read of a host that has not caught up ends up here too)
                 } finally {
@@ -165,70 +178,115 @@ final class TasksTogether {
         long applied = System.nanoTime() - applying;
         long changing = planned.stream().filter(p -> !p.commands().isEmpty()).count();
         List<Settled> results = new ArrayList<>();
-        int first = 0; // the task's first step
+        int first = 0; // the item's first step
         for (Planned p : planned) {
             int exchanges = results.isEmpty() ? reads.exchanges.get() : 0;
-            if (p.settled() != null) {
-                results.add(new Settled(p.task(), p.settled(), p.nanos(), exchanges));
-                if (p.failed()) {
-                    break;
-                }
-                continue;
-            }
-            ItemOutcome.Applied outcomeOf = ItemOutcome.Applied.NOTHING;
+            List<TaskResult> items = new ArrayList<>();
             boolean stopped = false;
-            int n = p.commands().size();
-            if (n > 0) {
-                Steps mine = done.part(first, n);
-                stopped = lost != null || mine.stopped(n);
-                outcomeOf = new ItemOutcome.Applied(mine.lastProgram(),
-                        lost != null ? lost : mine.failedWrite().map(Throwable::getMessage).orElse(null));
-                if (!stopped) {
-                    reads.wrote(p.plan().plan());
-                }
-                first += n;
-            }
-            long nanos = p.nanos() + (n > 0 ? applied / changing : 0);
-            TaskResult result;
             try {
-                result = outcome.of(p.task(), host, p.plan(), outcomeOf, p.params(), p.vars(), "", false, p.step());
+                for (Item item : p.items()) {
+                    if (item.settled() != null) {
+                        items.add(item.settled());
+                        stopped = item.failed();
+                    } else {
+                        ItemOutcome.Applied outcomeOf = ItemOutcome.Applied.NOTHING;
+                        int n = item.commands().size();
+                        if (n > 0) {
+                            Steps mine = done.part(first, n);
+                            stopped = lost != null || mine.stopped(n);
+                            outcomeOf = new ItemOutcome.Applied(mine.lastProgram(),
+                                    lost != null ? lost : mine.failedWrite().map(Throwable::getMessage).orElse(null));
+                            if (!stopped) {
+                                reads.wrote(item.plan().plan());
+                            }
+                            first += n;
+                        }
+                        TaskResult result = outcome.of(p.task(), host, item.plan(), outcomeOf, item.params(), item.vars(), item.label(),
+                                false, p.step());
+                        items.add(result);
+                        stopped |= result.status() == TaskStatus.FAILED;
+                    }
+                    if (stopped) {
+                        break; // the items and tasks after it were planned as if it had done its part
+                    }
+                }
             } catch (TemplateException e) {
-                result = TaskRunner.failure(host, p.task(), e.getMessage());
+                items.add(TaskRunner.failure(host, p.task(), e.getMessage()));
+                stopped = true;
             }
+            TaskResult result = items.isEmpty() ? null : items.getLast();
+            if (p.task().loop().isPresent()) {
+                try {
+                    // the items after a failed one run one by one, planned afresh, as the loop goes on in Ansible
+                    result = runner.finishLoop(p.task(), host, p.task().loop().get(), p.loopItems(), items, false, p.step(), reads);
+                } catch (TemplateException e) {
+                    result = TaskRunner.failure(host, p.task(), e.getMessage());
+                }
+            }
+            long nanos = p.nanos() + (p.commands().isEmpty() ? 0 : applied / changing);
             results.add(new Settled(p.task(), result, nanos, exchanges));
             if (stopped || result.status() == TaskStatus.FAILED) {
-                break; // the tasks after it were planned as if it had done its part
+                break;
             }
         }
         return results;
     }
 
     /**
-     * One task planned against the forecast of those before it, or its result where it is settled
-     * before it is applied (skipped; failed); null where the run must end before it (it runs
-     * through another connection or holds a step that cannot go in the exchange).
+     * One task planned against the forecast of those before it (each item of its loop against those
+     * before it too), or its result where it is settled before it is applied (skipped; failed); null
+     * where the run must end before it (it runs through another connection, holds a step that cannot
+     * go in the exchange, or is a loop an item of which cannot be planned now).
      */
     private Planned plan(Task task, TaskStep step, HostState host, HostReads reads, Forecast forecast, Connection through,
-                         long started) throws TemplateException, UnreachableException {
+                         long started, TaskRunner runner) throws TemplateException, UnreachableException {
         TaskModule module = modules.module(task.module()).orElseThrow();
-        TaskInputs.Item given = inputs.item(task, host, module, Map.of(), "", step, 0);
+        if (task.loop().isEmpty()) {
+            Item item = item(task, module, host, Map.of(), "", step, 0, reads, forecast, through);
+            return item == null ? null : new Planned(task, step, item.connection(), List.of(item), List.of(), System.nanoTime() - started);
+        }
+        Loop loop = task.loop().get();
+        List<?> list;
+        try {
+            list = inputs.loopItems(task, host, loop);
+        } catch (LoopLookups.LookupException e) {
+            return null; // the loop says so in its turn
+        }
+        runner.prefetch(task, host, list, loop, step, reads);
+        List<Item> items = new ArrayList<>();
+        Connection connection = through;
+        for (int index = 0; index < list.size(); index++) {
+            Item item = item(task, module, host, Map.of(loop.loopVar(), list.get(index)), inputs.itemLabel(task, host, loop, list.get(index)),
+                    step, index, reads, forecast, connection);
+            if (item == null || item.failed()) {
+                return null; // the loop runs in its turn, each item as it does there
+            }
+            connection = connection == null ? item.connection() : connection;
+            items.add(item);
+        }
+        return new Planned(task, step, connection, items, list, System.nanoTime() - started);
+    }
+
+    /** One item (of a loop, or the task's one) planned against the forecast; null as for {@link #plan}. */
+    private Item item(Task task, TaskModule module, HostState host, Map<String, Object> itemVars, String label, TaskStep step, int index,
+                      HostReads reads, Forecast forecast, Connection through) throws TemplateException, UnreachableException {
+        TaskInputs.Item given = inputs.item(task, host, module, itemVars, label, step, index);
         if (given.settled() != null) {
-            return new Planned(task, step, given.vars(), null, through, null, List.of(), given.settled(), System.nanoTime() - started);
+            return new Item(label, given.vars(), null, through, null, List.of(), given.settled());
         }
         Connection connection = inputs.connection(task, host, given.vars(), reads.exchanges);
         if (through != null && !through.target().equals(connection.target())) {
             return null;
         }
-        ItemPlanning.ItemPlan plan = planning.plan(task, host, module, given.params(), connection, given.vars(), "", reads, step,
+        ItemPlanning.ItemPlan plan = planning.plan(task, host, module, given.params(), connection, given.vars(), label, reads, step,
                 Optional.of(forecast));
         if (plan.failure() != null) {
-            return new Planned(task, step, given.vars(), given.params(), connection, null, List.of(), plan.failure(),
-                    System.nanoTime() - started);
+            return new Item(label, given.vars(), given.params(), connection, null, List.of(), plan.failure());
         }
         List<Command> commands = plan.plan().changes().stream().flatMap(c -> c.commands().stream()).toList();
         if (!commands.stream().allMatch(CommandRunner::inOneExchange)) {
             return null;
         }
-        return new Planned(task, step, given.vars(), given.params(), connection, plan, commands, null, System.nanoTime() - started);
+        return new Item(label, given.vars(), given.params(), connection, plan, commands, null);
     }
 }

@@ -67,7 +67,7 @@ class TasksTogetherRunTest {
         return tree;
     }
 
-    /** Five tasks of file modules writing under {@code dir}; each registers its result where {@code alone}. */
+    /** Seven tasks of file modules (two loops) writing under {@code dir}; each registers its result where {@code alone}. */
     private static String tasks(String dir, boolean alone) {
         StringBuilder play = new StringBuilder("- hosts: all\n  gather_facts: false\n  tasks:\n");
         for (String task : List.of(
@@ -75,8 +75,10 @@ class TasksTogetherRunTest {
                 "- copy: {content: \"private\\n\", dest: \"DIR/ssh/id\", mode: \"0600\"}",
                 "- copy: {content: \"public\\n\", dest: \"DIR/ssh/id.pub\", mode: \"0644\"}",
                 "- lineinfile: {path: \"DIR/ssh/config\", line: \"StrictHostKeyChecking yes\", create: true, mode: \"0644\"}",
-                "- lineinfile: {path: \"DIR/ssh/config\", line: \"UserKnownHostsFile /etc/ssh/ssh_known_hosts\"}")) {
-            play.append("    ").append(task.replace("DIR", dir)).append('\n');
+                "- lineinfile: {path: \"DIR/ssh/config\", line: \"UserKnownHostsFile /etc/ssh/ssh_known_hosts\"}",
+                "- limits: {domain: \"${item}\", items: {nofile: 65536}, dest: \"DIR/limits.conf\"}\n  loop: [root, \"*\"]",
+                "- copy: {content: \"${item}\\n\", dest: \"DIR/ssh/key-${item}\", mode: \"0600\"}\n  loop: [a, b]")) {
+            task.replace("DIR", dir).lines().forEach(line -> play.append("    ").append(line).append('\n'));
             if (alone) {
                 play.append("      register: r\n");
             }
@@ -97,15 +99,16 @@ class TasksTogetherRunTest {
                 out::toString);
         assertEquals(tree(tmp.resolve("one-by-one")), tree(tmp.resolve("together")));
         List<JsonNode> converge = results(tmp.resolve("together.json"));
-        assertEquals(List.of("changed", "changed", "changed", "changed", "changed"), statuses(converge), out::toString);
+        assertEquals(List.of("changed", "changed", "changed", "changed", "changed", "changed", "changed"), statuses(converge),
+                out::toString);
         int alone = roundTrips(results(tmp.resolve("one-by-one.json")));
-        // what the five read (a path, then what it names: two levels), then all their changes in one (one by one: 11)
+        // what the seven read (a path, then what it names: two levels), then all their changes in one
         assertTrue(roundTrips(converge) <= 3 && alone >= 5, "round trips together " + roundTrips(converge) + ", one by one " + alone);
 
         out.reset();
         assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("noop.json").toString(), together.toString()),
                 out::toString);
-        assertEquals(List.of("ok", "ok", "ok", "ok", "ok"), statuses(results(tmp.resolve("noop.json"))), out::toString);
+        assertEquals(List.of("ok", "ok", "ok", "ok", "ok", "ok", "ok"), statuses(results(tmp.resolve("noop.json"))), out::toString);
     }
 
     @Test
@@ -138,6 +141,36 @@ class TasksTogetherRunTest {
                     out::toString);
             assertEquals(List.of("ok", "ignored", "changed"), statuses(results(tmp.resolve("goes-on.json"))), out::toString);
             assertEquals("3\n", Files.readString(tmp.resolve("open/third")));
+        } finally {
+            new ProcessBuilder("chattr", "-i", locked.toString()).start().waitFor();
+        }
+    }
+
+    @Test
+    void aLoopItemThatFailsAmongThemLetsTheLoopGoOnAndStopsTheTasksAfterIt() throws Exception {
+        Path locked = Files.createDirectories(tmp.resolve("locked"));
+        Files.createDirectories(tmp.resolve("open"));
+        assumeTrue(new ProcessBuilder("chattr", "+i", locked.toString()).start().waitFor() == 0, "chattr +i works here");
+        try {
+            Path inventory = write("hosts", "a ansible_connection=local\n");
+            Path site = write("site.yml", """
+                    - hosts: all
+                      gather_facts: false
+                      tasks:
+                        - copy: {content: "1\\n", dest: "%1$s/open/first"}
+                        - copy: {content: "${item}\\n", dest: "%1$s/${item}/file"}
+                          loop: [open, locked, open2]
+                        - copy: {content: "3\\n", dest: "%1$s/open/third"}
+                    """.formatted(tmp));
+            Files.createDirectories(tmp.resolve("open2"));
+            assertEquals(2, provision("-i", inventory.toString(), "--json", tmp.resolve("run.json").toString(), site.toString()), out::toString);
+            List<JsonNode> results = results(tmp.resolve("run.json"));
+            assertEquals(List.of("changed", "failed"), statuses(results), out::toString);
+            List<String> items = new ArrayList<>();
+            results.get(1).get("items").forEach(i -> items.add(i.get("status").asText()));
+            assertEquals(List.of("changed", "failed", "changed"), items, "the loop goes on after its failed item");
+            assertEquals("open2\n", Files.readString(tmp.resolve("open2/file")));
+            assertFalse(Files.exists(tmp.resolve("open/third")), "the task after the failed loop was not applied");
         } finally {
             new ProcessBuilder("chattr", "-i", locked.toString()).start().waitFor();
         }

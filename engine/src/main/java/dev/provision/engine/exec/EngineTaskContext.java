@@ -35,7 +35,7 @@ final class EngineTaskContext implements TaskContext {
 
     @Override
     public <T> T sharedByAllHosts(Object key, Derivation<T> derivation) throws ModuleException {
-        return step.shared(key, derivation);
+        return step.shared(host.name(), key, derivation);
     }
 
     @Override

@@ -69,16 +69,22 @@ final class RunAhead {
     }
 
     /**
-     * Set on a thread that plans a task before the tasks before it are applied ({@link TasksTogether}):
-     * there a read of a host that has not caught up ends the plan ({@link NotCaughtUp}) instead of
+     * The hosts planning a task before the tasks before it are applied ({@link TasksTogether}), each
+     * with whether its plan read a host that had not caught up. Keyed by host, not thread: templates
+     * are evaluated on a guard's thread. Such a read ends the plan ({@link NotCaughtUp}) instead of
      * waiting (that host may be waiting for this one's earlier task, which is applied only afterwards).
      */
-    private final ThreadLocal<boolean[]> planningAhead = new ThreadLocal<>();
+    private final Map<String, boolean[]> planningAhead = new ConcurrentHashMap<>();
 
     /** {@code reader} starts planning {@code task} before the tasks before it are applied; see {@link #endPlanningAhead}. */
     void planningAhead(String reader, int task) {
         running.put(reader, task);
-        planningAhead.set(new boolean[1]);
+        planningAhead.put(reader, new boolean[1]);
+    }
+
+    /** Whether {@code host} plans a task before the tasks before it are applied ({@link #planningAhead}): it must wait for no host. */
+    boolean isPlanningAhead(String host) {
+        return planningAhead.containsKey(host);
     }
 
     /** What a plan made ahead ({@link #planningAhead}) meets where it reads a host that has not caught up: it ends there. */
@@ -92,9 +98,8 @@ final class RunAhead {
      * Ends what {@link #planningAhead} started: whether the plan read a host that had not caught up
      * (it saw what the linear strategy would not have shown it, so it is dropped).
      */
-    boolean endPlanningAhead() {
-        boolean[] noted = planningAhead.get();
-        planningAhead.remove();
+    boolean endPlanningAhead(String reader) {
+        boolean[] noted = planningAhead.remove(reader);
         return noted != null && noted[0];
     }
 
@@ -129,7 +134,7 @@ final class RunAhead {
         if (at == null || reader.equals(target) || !hosts.contains(target) || caughtUp(target, at)) {
             return;
         }
-        boolean[] noted = planningAhead.get();
+        boolean[] noted = planningAhead.get(reader);
         if (noted != null) {
             noted[0] = true;
             throw new NotCaughtUp();

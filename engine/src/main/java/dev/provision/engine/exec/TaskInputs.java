@@ -64,7 +64,7 @@ final class TaskInputs {
             }
         }
         try {
-            return new Item(vars, step.render(index, vars, v -> module.params().validate(arguments(task, module.params(), v))), null);
+            return new Item(vars, step.render(host.name(), index, vars, v -> module.params().validate(arguments(task, module.params(), v))), null);
         } catch (ParamException e) {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
             return new Item(vars, null, TaskRunner.failure(host, task, at + ": " + e.getMessage()).withItemLabel(label));

@@ -184,7 +184,7 @@ final class TaskRunner {
                 if (inputs.falseCondition(task, vars).isPresent()) {
                     continue;
                 }
-                Params params = step.render(index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
+                Params params = step.render(host.name(), index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
                 probes.addAll(module.prefetch(params));
                 firstVars = firstVars == null ? vars : firstVars;
             } catch (TemplateException | ParamException | RuntimeException e) {

@@ -96,6 +96,15 @@ final class TaskStep {
         return contents;
     }
 
+    /**
+     * Whether {@code host} plans the task before the tasks before it are applied ({@link TasksTogether}):
+     * it never waits for another host's first rendering or derivation (that host may be waiting for
+     * this one), nor offers its own as the first (a plan made ahead may be dropped).
+     */
+    private boolean planningAhead(String host) {
+        return progress != null && progress.isPlanningAhead(host);
+    }
+
     /** The first host's outcome; null when this thread was interrupted meanwhile. */
     private <V> V await(CompletableFuture<V> first) {
         return progress == null ? first.join() : progress.whileWaiting(first::join);
@@ -103,12 +112,17 @@ final class TaskStep {
 
     /**
      * What a module derives once for all hosts ({@code TaskContext.sharedByAllHosts}): the first
-     * host's value for {@code key}, derived now by the first host that asks.
+     * host's value for {@code key}, derived now by the first host that asks ({@code host} asks now).
      */
     @SuppressWarnings("unchecked")
-    <T> T shared(Object key, TaskContext.Derivation<T> derivation) throws ModuleException {
+    <T> T shared(String host, Object key, TaskContext.Derivation<T> derivation) throws ModuleException {
         if (derived.size() >= MAX_SHARED && !derived.containsKey(key)) {
             return derivation.derive();
+        }
+        if (planningAhead(host)) {
+            CompletableFuture<Optional<Object>> first = derived.get(key);
+            Optional<Object> value = first != null && first.isDone() ? first.join() : Optional.empty();
+            return value.isPresent() ? (T) value.get() : derivation.derive();
         }
         CompletableFuture<Optional<Object>> mine = new CompletableFuture<>();
         CompletableFuture<Optional<Object>> first = derived.putIfAbsent(key, mine);
@@ -127,11 +141,14 @@ final class TaskStep {
     }
 
     /**
-     * The arguments of loop item {@code item} (0 without a loop) on the host whose variables are
+     * The arguments of loop item {@code item} (0 without a loop) on {@code host}, whose variables are
      * {@code vars}: the first host's rendering, when it holds here too, else this host's own.
      */
     @SuppressWarnings("unchecked")
-    <T> T render(int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
+    <T> T render(String host, int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
+        if (planningAhead(host)) {
+            return renderAhead(item, vars, rendering);
+        }
         CompletableFuture<Optional<Shared>> mine = new CompletableFuture<>();
         CompletableFuture<Optional<Shared>> first = firsts.putIfAbsent(item, mine);
         if (first != null) {

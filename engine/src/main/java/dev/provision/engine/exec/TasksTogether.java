@@ -135,7 +135,7 @@ final class TasksTogether {
                 } catch (TemplateException | RuntimeException e) {
                     // it says so in its turn (a read of a host that has not caught up ends up here too)
                 } finally {
-                    if (progress.endPlanningAhead()) {
+                    if (progress.endPlanningAhead(host.name())) {
                         p = null; // it read a host that had not caught up: planned again in its turn
                     }
                 }

@@ -231,6 +231,41 @@ class RunAheadTest {
         }
     }
 
+    /**
+     * Both hosts plan a run of tasks together (sysctl plans together) whose last reads the other's
+     * {@code hostvars}; node01 is slow. node02's plan of that task must not wait for node01 (which
+     * has applied nothing yet), nor node01's for node02: each plan made before the tasks before it
+     * are applied ends where it would wait, and the task runs in its turn.
+     */
+    @Test
+    void hostsPlanningTasksTogetherNeverWaitForEachOther() {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> {
+            if (host.equals("node01") && command.equals("sysctl -n a")) {
+                pause(500);
+            }
+            return host(command);
+        };
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - sysctl: {name: a, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                    - sysctl: {name: b, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                    - sysctl: {name: "c_${hostvars['node01'].inventory_hostname}_${hostvars['node02'].inventory_hostname}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                """, """
+                all:
+                  hosts:
+                    node[01:02]:
+                """));
+        for (String host : List.of("node01", "node02")) {
+            assertEquals("c_node01_node02", steps(harness, host).getLast(), harness.humanOutput());
+        }
+        List<String> results = harness.events.stream().filter(e -> e.startsWith("result ")).toList();
+        assertEquals(java.util.Collections.nCopies(6, "result").toString(), results.stream().map(r -> "result").toList().toString());
+        assertTrue(results.stream().allMatch(r -> r.endsWith("CHANGED")), results.toString());
+    }
+
     @Test
     void aTaskThatNoHostReachesGetsNoHeaderAsUnderTheLinearStrategy() throws Exception {
         ExecutorHarness harness = new ExecutorHarness(tmp);

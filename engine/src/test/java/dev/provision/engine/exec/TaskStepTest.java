@@ -43,7 +43,7 @@ class TaskStepTest {
     }
 
     private Object render(TaskStep step, String text, Map<String, Object> vars) throws Exception {
-        return step.render(0, vars, v -> {
+        return step.render(String.valueOf(vars.get("inventory_hostname")), 0, vars, v -> {
             renderings.incrementAndGet();
             return templates.interpolate(text, v, SourcePosition.UNKNOWN);
         });
@@ -108,10 +108,10 @@ class TaskStepTest {
     @Test
     void eachPartOfATaskIsSharedOnItsOwn() throws Exception {
         TaskStep step = new TaskStep();
-        Object first = step.render(0, vars("node01", "10.0.0.1"), v -> List.of("item 0"));
-        Object second = step.render(1, vars("node01", "10.0.0.1"), v -> List.of("item 1"));
+        Object first = step.render("node01", 0, vars("node01", "10.0.0.1"), v -> List.of("item 0"));
+        Object second = step.render("node01", 1, vars("node01", "10.0.0.1"), v -> List.of("item 1"));
         assertNotSame(first, second);
-        assertEquals(List.of("item 1"), step.render(1, vars("node02", "10.0.0.2"), v -> List.of("not asked")));
+        assertEquals(List.of("item 1"), step.render("node02", 1, vars("node02", "10.0.0.2"), v -> List.of("not asked")));
     }
 
     @Test
@@ -121,7 +121,7 @@ class TaskStepTest {
         CountDownLatch release = new CountDownLatch(1);
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
-            Future<Object> first = pool.submit(() -> step.render(0, vars("node01", "10.0.0.1"), v -> {
+            Future<Object> first = pool.submit(() -> step.render("node01", 0, vars("node01", "10.0.0.1"), v -> {
                 renderings.incrementAndGet();
                 firstStarted.countDown();
                 awaitUninterruptibly(release);
@@ -131,7 +131,7 @@ class TaskStepTest {
             List<Future<Object>> others = new ArrayList<>();
             for (int i = 2; i <= 8; i++) {
                 String host = "node0" + i;
-                others.add(pool.submit(() -> step.render(0, vars(host, "10.0.0.9"), v -> {
+                others.add(pool.submit(() -> step.render(host, 0, vars(host, "10.0.0.9"), v -> {
                     renderings.incrementAndGet();
                     return List.of(v.get("groups"));
                 })));
@@ -153,22 +153,22 @@ class TaskStepTest {
         TaskStep step = new TaskStep();
         AtomicInteger derivations = new AtomicInteger();
         List<String> members = List.of("node01", "node02");
-        Object first = step.shared(List.of("group", "cluster"), () -> {
+        Object first = step.shared("node01", List.of("group", "cluster"), () -> {
             derivations.incrementAndGet();
             return new ArrayList<>(members);
         });
-        Object second = step.shared(List.of("group", "cluster"), () -> {
+        Object second = step.shared("node01", List.of("group", "cluster"), () -> {
             derivations.incrementAndGet();
             return List.of("not asked");
         });
         assertSame(first, second);
         assertEquals(1, derivations.get());
-        assertEquals(List.of("other"), step.shared(List.of("group", "other"), () -> List.of("other")));
+        assertEquals(List.of("other"), step.shared("node01", List.of("group", "other"), () -> List.of("other")));
 
-        assertThrows(dev.provision.modules.spi.ModuleException.class, () -> step.shared("refused", () -> {
+        assertThrows(dev.provision.modules.spi.ModuleException.class, () -> step.shared("node01", "refused", () -> {
             throw new dev.provision.modules.spi.ModuleException("host node02 of group cluster has no IP address");
         }));
-        assertEquals("derived again", step.shared("refused", () -> "derived again"));
+        assertEquals("derived again", step.shared("node01", "refused", () -> "derived again"));
     }
 
     @Test
@@ -178,15 +178,15 @@ class TaskStepTest {
         for (int host = 0; host < TaskStep.MAX_SHARED + 10; host++) {
             byte[] file = new byte[] {(byte) host};
             files.add(file);
-            step.shared(List.of("edit", file), () -> "edited");
+            step.shared("node01", List.of("edit", file), () -> "edited");
         }
         AtomicInteger derivations = new AtomicInteger();
-        step.shared(List.of("edit", files.get(0)), () -> "again " + derivations.incrementAndGet());
+        step.shared("node01", List.of("edit", files.get(0)), () -> "again " + derivations.incrementAndGet());
         assertEquals(0, derivations.get(), "a kept key is still shared");
-        step.shared(List.of("edit", files.get(TaskStep.MAX_SHARED + 5)), () -> "again " + derivations.incrementAndGet());
-        step.shared(List.of("edit", files.get(TaskStep.MAX_SHARED + 5)), () -> "again " + derivations.incrementAndGet());
+        step.shared("node01", List.of("edit", files.get(TaskStep.MAX_SHARED + 5)), () -> "again " + derivations.incrementAndGet());
+        step.shared("node01", List.of("edit", files.get(TaskStep.MAX_SHARED + 5)), () -> "again " + derivations.incrementAndGet());
         assertEquals(2, derivations.get(), "past the bound each host derives its own");
-        step.shared(List.of("edit", new byte[] {0}), () -> "again " + derivations.incrementAndGet());
+        step.shared("node01", List.of("edit", new byte[] {0}), () -> "again " + derivations.incrementAndGet());
         assertEquals(3, derivations.get(), "an equal array is another key: arrays compare by identity");
     }
 

@@ -222,7 +222,12 @@ public final class TestCluster implements AutoCloseable {
         script(Map.of(), Duration.ofMinutes(1), "block-port", Integer.toString(k), Integer.toString(port));
     }
 
-    /** Removes node K's link faults. */
+    /** Takes node K's link down, as a pulled cable: the node runs on, nothing reaches it ({@link #healLink} brings it back). */
+    public void cutLink(int k) throws IOException, InterruptedException {
+        script(Map.of(), Duration.ofMinutes(1), "cut-link", Integer.toString(k));
+    }
+
+    /** Removes node K's link faults (and brings a cut link back up). */
     public void healLink(int k) throws IOException, InterruptedException {
         script(Map.of(), Duration.ofMinutes(1), "heal-link", Integer.toString(k));
     }

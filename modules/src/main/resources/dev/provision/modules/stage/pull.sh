@@ -46,6 +46,14 @@ mkdir "$stage/tmp"
 touch "$stage/verified"
 # A peer that stops answering is given up within 3 × 5 s (a hung node must not stall the nodes after it).
 ssh_options="-o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$known -o ConnectTimeout=$timeout -o ServerAliveInterval=5 -o ServerAliveCountMax=3"
+# What this node's ssh runs on its donor: the donor's FIFO, streamed here. Should this node be cut off
+# (its link down: no reset), the donor's write would stall for as long as TCP retries (~15 min), and
+# with it the donor's tee -p and the chain above it; so a write that has not moved for 30 s while cat
+# holds bytes it read (/proc/PID/io: rchar ahead of wchar) ends it there, and the donor goes on.
+serve="touch $stage/next.open && { cat $stage/next & c=\$!; ( n=0 w=; while sleep 5 && kill -0 \$c 2>/dev/null; do"
+serve="$serve set -- \$(awk '/^rchar/ {r = \$2} /^wchar/ {w = \$2} END {print r + 0, w + 0}' /proc/\$c/io 2>/dev/null);"
+serve="$serve if [ \"\${1:-0}\" -gt \"\${2:-0}\" ] && [ \"\${2:-0}\" = \"\$w\" ]; then n=\$((n + 1)); else n=0; fi; w=\${2:-0};"
+serve="$serve [ \$n -lt 6 ] || kill \$c; done ) </dev/null >/dev/null 2>&1 & wait \$c; }"
 ssh_to() {
     ssh -i "$key" $ssh_options "$@"
 }
@@ -120,7 +128,7 @@ else
         { if [ "$next" = open ]; then exec tee -p -- "$stage/next"; else forward; fi; } 3>&- | unpack 3>&-
     else
         ssh_to "${from}" "i=0; while [ ! -p $stage/next ] && [ \$i -lt $((timeout * 10 + 100)) ]; do sleep 0.1; i=\$((i + 1)); done;" \
-            "touch $stage/next.open && exec cat $stage/next" | forward | unpack
+            "$serve" | forward | unpack
     fi
     rm -f "$stage/next" "$stage/next.open"
     [ ! -f "$stage/tmp/.provision-stage/source-manifest" ] || mv -- "$stage/tmp/.provision-stage/source-manifest" "$stage/source-manifest"

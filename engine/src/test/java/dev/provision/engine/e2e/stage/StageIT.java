@@ -32,8 +32,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * nothing; a node without room is refused before any byte moves while the others are staged, every
  * file byte-identical (hashed inside the nodes), the source read by one node only; a half-staged
  * cluster's dry run lists exactly what the run then fetches, and a node whose donor refuses it gets
- * the data from another in the same run; a second run changes nothing. In order,
- * on one cluster.
+ * the data from another in the same run; a second run changes nothing; a controller killed or a
+ * node cut off mid-run leaves no partial file and the next run completes the set. In order, on one cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ClusterTest(nodes = 8, needs = {"rsync", "sha256sum", "perl"})
@@ -314,6 +314,63 @@ class StageIT {
         List<String> vars = List.of("-e", "source_on=node", "-e", "source_host=" + TestCluster.node(holder), "-e", "source=" + src,
                 "-e", "dest=" + dest);
         assertSourceStagedOnceAndAgainNothing(vars, dest, "source", TestCluster.node(holder), java.util.Optional.empty());
+    }
+
+    /**
+     * A node cut off mid-chain (its link down, the node itself running on): the run reports it
+     * unreachable, the nodes after it in the chain get the set from holders within the same run,
+     * no node holds a partial file under its final name; once its link is back, the next run
+     * fetches exactly what it lacks.
+     */
+    @Test
+    @Order(9)
+    void aNodeCutMidChainIsUnreachableTheNodesAfterItGetTheSetInTheSameRunAndTheNextRunCompletesIt() throws Exception {
+        int cut = 4;
+        for (int k = 1; k <= cluster.size(); k++) {
+            cluster.exec(k, "rm", "-rf", DEST);
+            if (k > 1) {
+                cluster.slowLink(k, "8mbit"); // the 3.5 MB stream takes about 4 s to pass each link
+            }
+        }
+        Path log = WORK.resolve("cut-node.txt");
+        Path report = WORK.resolve("cut-node.json");
+        Process run = Provision.start(args("--json", report.toString(), "-e", "source=" + SOURCE, "-e", "dest=" + DEST,
+                PLAYBOOK.toString()), ProcessBuilder.Redirect.to(log.toFile()));
+        boolean cutWhileReceiving = false;
+        try {
+            String receiving = "test -n \"$(find " + DEST + "/.provision-stage/tmp -type f 2>/dev/null | head -1)\"";
+            for (int i = 0; i < 600 && !cutWhileReceiving; i++) {
+                cutWhileReceiving = cluster.inNode(cut, receiving).exitCode() == 0;
+                Thread.sleep(cutWhileReceiving ? 0 : 100); // until node04 unpacks its first file
+            }
+            cluster.cutLink(cut);
+            assertTrue(run.waitFor(5, java.util.concurrent.TimeUnit.MINUTES), "the run ended within 5 minutes of the cut");
+        } finally {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly();
+            cluster.healLink(cut);
+            System.out.println("cut node:\n" + Files.readString(log));
+        }
+        String output = Files.readString(log);
+        assertTrue(cutWhileReceiving, "node04 was cut while the chain passed through it");
+        Map<String, JsonNode> results = resultsByNode(new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile()));
+        assertEquals("unreachable", results.get(TestCluster.node(cut)).path("status").asText(), output);
+        String expected = sourceDigest();
+        for (int k = 1; k <= cluster.size(); k++) {
+            if (k != cut) {
+                assertEquals(expected, nodeDigest(k), "node " + k + " got the set in the same run:\n" + output);
+            }
+        }
+        assertTrue(nodesLackingFilesNoneForeign() <= 1, "only the cut node may lack files");
+        for (int k = 2; k <= cluster.size(); k++) {
+            cluster.healLink(k);
+        }
+        Provision.Result resumed = resumeFetchesWhatTheDryRunListed();
+        for (int k = 1; k <= cluster.size(); k++) {
+            if (k != cut) {
+                assertEquals(0, resumed.recap(TestCluster.node(k), "changed"), resumed.output());
+            }
+        }
     }
 
     /** Dry run (lists everything, writes nothing), run (every node byte-identical, one reader of the source), run and dry run again (nothing). */

@@ -87,7 +87,11 @@ final class RunAheadStrategy implements Strategy {
                         batch.runner.ahead.readAhead(tasks, steps, k0, h, ahead);
                         List<TaskResult> together = batch.runner.runTogether(tasks, steps, k0, h, ahead, progress);
                         if (!together.isEmpty()) {
-                            ahead.ran();
+                            // as alone: a change narrows the next reading ahead, each task that changed nothing widens it
+                            int widening = together.stream().anyMatch(r -> r.status() == TaskStatus.CHANGED) ? 1 : together.size();
+                            for (int i = 0; i < widening; i++) {
+                                ahead.ran();
+                            }
                             return together;
                         }
                         ahead.following(key -> batch.runner.ahead.readsAfter(tasks, steps, k0 + 1, h, key,

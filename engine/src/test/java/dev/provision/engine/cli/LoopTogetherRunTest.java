@@ -2,13 +2,9 @@ package dev.provision.engine.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,16 +22,7 @@ class LoopTogetherRunTest {
     @TempDir
     Path tmp;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-    private int provision(String... args) {
-        return ProvisionCommand.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(out, true, StandardCharsets.UTF_8));
-    }
-
-    private Path write(String name, String text) throws Exception {
-        return Files.writeString(tmp.resolve(name), text);
-    }
+    private final InProcessRun cli = new InProcessRun();
 
     /** The first task's result on the one host of a --json report. */
     private static JsonNode firstResult(Path json) throws Exception {
@@ -52,8 +39,8 @@ class LoopTogetherRunTest {
     void aLoopsItemsAreWrittenInOneExchangeAndGiveWhatTheyGiveOneByOne() throws Exception {
         Files.createDirectories(tmp.resolve("loop"));
         Files.createDirectories(tmp.resolve("one-by-one"));
-        Path inventory = write("hosts", "a ansible_connection=local\n");
-        Path loop = write("loop.yml", """
+        Path inventory = InProcessRun.oneLocalHost(tmp);
+        Path loop = InProcessRun.write(tmp, "loop.yml", """
                 - hosts: all
                   gather_facts: false
                   tasks:
@@ -65,13 +52,13 @@ class LoopTogetherRunTest {
             tasks.append("    - limits: {domain: \"").append(domain).append("\", items: {nofile: 65536, memlock: unlimited}, dest: \"")
                     .append(tmp).append("/one-by-one/limits.conf\"}\n");
         }
-        Path oneByOne = write("one-by-one.yml", "- hosts: all\n  gather_facts: false\n  tasks:\n" + tasks);
+        Path oneByOne = InProcessRun.write(tmp, "one-by-one.yml", "- hosts: all\n  gather_facts: false\n  tasks:\n" + tasks);
 
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("loop.json").toString(), loop.toString()), out::toString);
-        assertEquals(0, provision("-i", inventory.toString(), oneByOne.toString()), out::toString);
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("loop.json").toString(), loop.toString()), cli::output);
+        assertEquals(0, cli.provision("-i", inventory.toString(), oneByOne.toString()), cli::output);
         assertEquals(Files.readString(tmp.resolve("one-by-one/limits.conf")), Files.readString(tmp.resolve("loop/limits.conf")));
         JsonNode converge = firstResult(tmp.resolve("loop.json"));
-        assertEquals(List.of("changed", "changed", "changed", "changed"), itemStatuses(converge), out::toString);
+        assertEquals(List.of("changed", "changed", "changed", "changed"), itemStatuses(converge), cli::output);
         // one read of the file, one exchange for the four writes (one by one: five)
         assertTrue(converge.get("round_trips").asInt() <= 2, "round trips: " + converge.get("round_trips"));
 
@@ -79,24 +66,23 @@ class LoopTogetherRunTest {
             Files.writeString(tmp.resolve(dir + "/limits.conf"), Files.readString(tmp.resolve(dir + "/limits.conf"))
                     .replace("* hard nofile 65536\n", ""));
         }
-        assertEquals(0, provision("-i", inventory.toString(), oneByOne.toString()), out::toString);
-        out.reset();
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("again.json").toString(), loop.toString()), out::toString);
-        assertEquals(List.of("ok", "ok", "changed", "ok"), itemStatuses(firstResult(tmp.resolve("again.json"))), out::toString);
+        assertEquals(0, cli.provision("-i", inventory.toString(), oneByOne.toString()), cli::output);
+        cli.reset();
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("again.json").toString(), loop.toString()), cli::output);
+        assertEquals(List.of("ok", "ok", "changed", "ok"), itemStatuses(firstResult(tmp.resolve("again.json"))), cli::output);
         assertEquals(Files.readString(tmp.resolve("one-by-one/limits.conf")), Files.readString(tmp.resolve("loop/limits.conf")));
-        out.reset();
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("noop.json").toString(), loop.toString()), out::toString);
-        assertEquals(List.of("ok", "ok", "ok", "ok"), itemStatuses(firstResult(tmp.resolve("noop.json"))), out::toString);
+        cli.reset();
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("noop.json").toString(), loop.toString()), cli::output);
+        assertEquals(List.of("ok", "ok", "ok", "ok"), itemStatuses(firstResult(tmp.resolve("noop.json"))), cli::output);
     }
 
     @Test
     void anItemWhoseWriteFailsFailsAloneAndTheItemsAfterItStillRun() throws Exception {
-        Path locked = Files.createDirectories(tmp.resolve("locked"));
         Files.createDirectories(tmp.resolve("open"));
-        assumeTrue(new ProcessBuilder("chattr", "+i", locked.toString()).start().waitFor() == 0, "chattr +i works here");
-        try {
-            Path inventory = write("hosts", "a ansible_connection=local\n");
-            Path site = write("site.yml", """
+        try (InProcessRun.Locked lock = InProcessRun.lockedDirectory(tmp, "locked")) {
+            Path locked = lock.path();
+            Path inventory = InProcessRun.oneLocalHost(tmp);
+            Path site = InProcessRun.write(tmp, "site.yml", """
                     - hosts: all
                       gather_facts: false
                       tasks:
@@ -106,9 +92,9 @@ class LoopTogetherRunTest {
                             - {domain: gpu, dir: locked}
                             - {domain: trainer, dir: open}
                 """.formatted(tmp));
-            assertEquals(2, provision("-i", inventory.toString(), "--json", tmp.resolve("run.json").toString(), site.toString()), out::toString);
+            assertEquals(2, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("run.json").toString(), site.toString()), cli::output);
             JsonNode result = firstResult(tmp.resolve("run.json"));
-            assertEquals(List.of("changed", "failed", "changed"), itemStatuses(result), out::toString);
+            assertEquals(List.of("changed", "failed", "changed"), itemStatuses(result), cli::output);
             assertTrue(result.get("items").get(1).get("message").asText().contains("cannot write " + locked + "/limits.conf"),
                     result.get("items").get(1).toString());
             String written = Files.readString(tmp.resolve("open/limits.conf"));
@@ -116,8 +102,6 @@ class LoopTogetherRunTest {
             try (var left = Files.list(locked)) {
                 assertEquals(0, left.count());
             }
-        } finally {
-            new ProcessBuilder("chattr", "-i", locked.toString()).start().waitFor();
         }
     }
 }

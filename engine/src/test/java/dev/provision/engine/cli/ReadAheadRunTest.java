@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -25,12 +22,7 @@ class ReadAheadRunTest {
     @TempDir
     Path tmp;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-    private int provision(String... args) {
-        return ProvisionCommand.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(out, true, StandardCharsets.UTF_8));
-    }
+    private final InProcessRun cli = new InProcessRun();
 
     private Path inventory() throws Exception {
         return Files.writeString(tmp.resolve("hosts"), """
@@ -76,39 +68,39 @@ class ReadAheadRunTest {
     void aConvergedHostReadsItsTasksInOneExchangeAndAChangeIsSeenByTheNextTask() throws Exception {
         Path inventory = inventory();
         Path site = playbook();
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("converge.json").toString(), site.toString()), out::toString);
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("converge.json").toString(), site.toString()), cli::output);
         for (String host : new String[] {"a", "b"}) {
             // each task planned against what the one before it wrote
             String conf = Files.readString(tmp.resolve(host).resolve("conf"));
             assertTrue(conf.startsWith("one\ntwo\n# BEGIN ANSIBLE MANAGED BLOCK\nthree\n"), conf);
             assertEquals("other\n", Files.readString(tmp.resolve(host).resolve("link")));
-            assertEquals(6, perHost(tmp.resolve("converge.json")).get(host)[1], out::toString);
+            assertEquals(6, perHost(tmp.resolve("converge.json")).get(host)[1], cli::output);
             // six writes, each also reading what the next task reads first: the first task reads alone,
             // the link's second read (its source) too; read alone, then written, they take twelve
             int converge = perHost(tmp.resolve("converge.json")).get(host)[0];
             assertTrue(converge <= 8, "round trips of " + host + " converging: " + converge);
         }
 
-        out.reset();
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("noop.json").toString(), site.toString()), out::toString);
+        cli.reset();
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("noop.json").toString(), site.toString()), cli::output);
         Map<String, int[]> noop = perHost(tmp.resolve("noop.json"));
         for (String host : new String[] {"a", "b"}) {
-            assertEquals(0, noop.get(host)[1], out::toString);
+            assertEquals(0, noop.get(host)[1], cli::output);
             // six tasks, each of which reads one path at least: read alone, six exchanges
             assertTrue(noop.get(host)[0] <= 2, "round trips of " + host + ": " + noop.get(host)[0]);
         }
 
         // drift on one host: the dry run and the run see it, and only it
         Files.writeString(tmp.resolve("a").resolve("conf"), "one\n");
-        out.reset();
-        assertEquals(0, provision("-i", inventory.toString(), "--check", "--json", tmp.resolve("check.json").toString(), site.toString()), out::toString);
+        cli.reset();
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--check", "--json", tmp.resolve("check.json").toString(), site.toString()), cli::output);
         Map<String, int[]> check = perHost(tmp.resolve("check.json"));
-        assertEquals(2, check.get("a")[1], out::toString); // lineinfile and blockinfile
-        assertEquals(0, check.get("b")[1], out::toString);
+        assertEquals(2, check.get("a")[1], cli::output); // lineinfile and blockinfile
+        assertEquals(0, check.get("b")[1], cli::output);
         assertEquals("one\n", Files.readString(tmp.resolve("a").resolve("conf")));
-        out.reset();
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("fix.json").toString(), site.toString()), out::toString);
-        assertEquals(2, perHost(tmp.resolve("fix.json")).get("a")[1], out::toString);
+        cli.reset();
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("fix.json").toString(), site.toString()), cli::output);
+        assertEquals(2, perHost(tmp.resolve("fix.json")).get("a")[1], cli::output);
         assertEquals(Files.readString(tmp.resolve("b").resolve("conf")), Files.readString(tmp.resolve("a").resolve("conf")));
     }
 }

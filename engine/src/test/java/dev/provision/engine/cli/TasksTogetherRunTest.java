@@ -3,13 +3,9 @@ package dev.provision.engine.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -29,16 +25,7 @@ class TasksTogetherRunTest {
     @TempDir
     Path tmp;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-    private int provision(String... args) {
-        return ProvisionCommand.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(out, true, StandardCharsets.UTF_8));
-    }
-
-    private Path write(String name, String text) throws Exception {
-        return Files.writeString(tmp.resolve(name), text);
-    }
+    private final InProcessRun cli = new InProcessRun();
 
     /** The results of the one host, task by task, of a --json report. */
     private static List<JsonNode> results(Path json) throws Exception {
@@ -88,35 +75,34 @@ class TasksTogetherRunTest {
 
     @Test
     void consecutiveFileTasksGiveWhatTheyGiveOneByOneInOneExchange() throws Exception {
-        Path inventory = write("hosts", "a ansible_connection=local\n");
-        Path together = write("together.yml", tasks(tmp + "/together", false));
+        Path inventory = InProcessRun.oneLocalHost(tmp);
+        Path together = InProcessRun.write(tmp, "together.yml", tasks(tmp + "/together", false));
         // register: keeps each task to itself (what it did could be read by the next one)
-        Path oneByOne = write("one-by-one.yml", tasks(tmp + "/one-by-one", true));
+        Path oneByOne = InProcessRun.write(tmp, "one-by-one.yml", tasks(tmp + "/one-by-one", true));
 
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("together.json").toString(), together.toString()),
-                out::toString);
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("one-by-one.json").toString(), oneByOne.toString()),
-                out::toString);
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("together.json").toString(), together.toString()),
+                cli::output);
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("one-by-one.json").toString(), oneByOne.toString()),
+                cli::output);
         assertEquals(tree(tmp.resolve("one-by-one")), tree(tmp.resolve("together")));
         List<JsonNode> converge = results(tmp.resolve("together.json"));
         assertEquals(List.of("changed", "changed", "changed", "changed", "changed", "changed", "changed"), statuses(converge),
-                out::toString);
+                cli::output);
         int alone = roundTrips(results(tmp.resolve("one-by-one.json")));
         // what the seven read (a path, then what it names: two levels), then all their changes in one
         assertTrue(roundTrips(converge) <= 3 && alone >= 5, "round trips together " + roundTrips(converge) + ", one by one " + alone);
 
-        out.reset();
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("noop.json").toString(), together.toString()),
-                out::toString);
-        assertEquals(List.of("ok", "ok", "ok", "ok", "ok", "ok", "ok"), statuses(results(tmp.resolve("noop.json"))), out::toString);
+        cli.reset();
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("noop.json").toString(), together.toString()),
+                cli::output);
+        assertEquals(List.of("ok", "ok", "ok", "ok", "ok", "ok", "ok"), statuses(results(tmp.resolve("noop.json"))), cli::output);
     }
 
     @Test
     void aTaskWhoseWriteFailsStopsTheTasksAfterItAsItWouldHave() throws Exception {
-        Path locked = Files.createDirectories(tmp.resolve("locked"));
-        assumeTrue(new ProcessBuilder("chattr", "+i", locked.toString()).start().waitFor() == 0, "chattr +i works here");
-        try {
-            Path inventory = write("hosts", "a ansible_connection=local\n");
+        try (InProcessRun.Locked lock = InProcessRun.lockedDirectory(tmp, "locked")) {
+            Path locked = lock.path();
+            Path inventory = InProcessRun.oneLocalHost(tmp);
             String site = """
                     - hosts: all
                       gather_facts: false
@@ -126,34 +112,31 @@ class TasksTogetherRunTest {
                         - copy: {content: "3\\n", dest: "%1$s/open/third"}
                     """.formatted(tmp);
             Files.createDirectories(tmp.resolve("open"));
-            Path stops = write("stops.yml", site.replace("IGNORE", ""));
-            assertEquals(2, provision("-i", inventory.toString(), "--json", tmp.resolve("stops.json").toString(), stops.toString()),
-                    out::toString);
+            Path stops = InProcessRun.write(tmp, "stops.yml", site.replace("IGNORE", ""));
+            assertEquals(2, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("stops.json").toString(), stops.toString()),
+                    cli::output);
             List<JsonNode> results = results(tmp.resolve("stops.json"));
-            assertEquals(List.of("changed", "failed"), statuses(results), out::toString);
+            assertEquals(List.of("changed", "failed"), statuses(results), cli::output);
             assertTrue(results.get(1).get("message").asText().contains("cannot write " + locked + "/second"), results.get(1).toString());
             assertEquals("1\n", Files.readString(tmp.resolve("open/first")));
             assertFalse(Files.exists(tmp.resolve("open/third")), "the task after the failed one was not applied");
 
-            out.reset();
-            Path goesOn = write("goes-on.yml", site.replace("IGNORE", "\n      ignore_errors: true"));
-            assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("goes-on.json").toString(), goesOn.toString()),
-                    out::toString);
-            assertEquals(List.of("ok", "ignored", "changed"), statuses(results(tmp.resolve("goes-on.json"))), out::toString);
+            cli.reset();
+            Path goesOn = InProcessRun.write(tmp, "goes-on.yml", site.replace("IGNORE", "\n      ignore_errors: true"));
+            assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("goes-on.json").toString(), goesOn.toString()),
+                    cli::output);
+            assertEquals(List.of("ok", "ignored", "changed"), statuses(results(tmp.resolve("goes-on.json"))), cli::output);
             assertEquals("3\n", Files.readString(tmp.resolve("open/third")));
-        } finally {
-            new ProcessBuilder("chattr", "-i", locked.toString()).start().waitFor();
         }
     }
 
     @Test
     void aLoopItemThatFailsAmongThemLetsTheLoopGoOnAndStopsTheTasksAfterIt() throws Exception {
-        Path locked = Files.createDirectories(tmp.resolve("locked"));
         Files.createDirectories(tmp.resolve("open"));
-        assumeTrue(new ProcessBuilder("chattr", "+i", locked.toString()).start().waitFor() == 0, "chattr +i works here");
-        try {
-            Path inventory = write("hosts", "a ansible_connection=local\n");
-            Path site = write("site.yml", """
+        try (InProcessRun.Locked lock = InProcessRun.lockedDirectory(tmp, "locked")) {
+            Path locked = lock.path();
+            Path inventory = InProcessRun.oneLocalHost(tmp);
+            Path site = InProcessRun.write(tmp, "site.yml", """
                     - hosts: all
                       gather_facts: false
                       tasks:
@@ -163,23 +146,21 @@ class TasksTogetherRunTest {
                         - copy: {content: "3\\n", dest: "%1$s/open/third"}
                     """.formatted(tmp));
             Files.createDirectories(tmp.resolve("open2"));
-            assertEquals(2, provision("-i", inventory.toString(), "--json", tmp.resolve("run.json").toString(), site.toString()), out::toString);
+            assertEquals(2, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("run.json").toString(), site.toString()), cli::output);
             List<JsonNode> results = results(tmp.resolve("run.json"));
-            assertEquals(List.of("changed", "failed"), statuses(results), out::toString);
+            assertEquals(List.of("changed", "failed"), statuses(results), cli::output);
             List<String> items = new ArrayList<>();
             results.get(1).get("items").forEach(i -> items.add(i.get("status").asText()));
             assertEquals(List.of("changed", "failed", "changed"), items, "the loop goes on after its failed item");
             assertEquals("open2\n", Files.readString(tmp.resolve("open2/file")));
             assertFalse(Files.exists(tmp.resolve("open/third")), "the task after the failed loop was not applied");
-        } finally {
-            new ProcessBuilder("chattr", "-i", locked.toString()).start().waitFor();
         }
     }
 
     @Test
     void aSkippedTaskAmongThemIsSkippedAndTheOthersApplied() throws Exception {
-        Path inventory = write("hosts", "a ansible_connection=local\n");
-        Path site = write("site.yml", """
+        Path inventory = InProcessRun.oneLocalHost(tmp);
+        Path site = InProcessRun.write(tmp, "site.yml", """
                 - hosts: all
                   gather_facts: false
                   vars: {wanted: false}
@@ -189,8 +170,8 @@ class TasksTogetherRunTest {
                       when: wanted
                     - copy: {content: "kept\\n", dest: "%1$s/d/kept", mode: "0600"}
                 """.formatted(tmp));
-        assertEquals(0, provision("-i", inventory.toString(), "--json", tmp.resolve("run.json").toString(), site.toString()), out::toString);
-        assertEquals(List.of("changed", "skipped", "changed"), statuses(results(tmp.resolve("run.json"))), out::toString);
+        assertEquals(0, cli.provision("-i", inventory.toString(), "--json", tmp.resolve("run.json").toString(), site.toString()), cli::output);
+        assertEquals(List.of("changed", "skipped", "changed"), statuses(results(tmp.resolve("run.json"))), cli::output);
         assertFalse(Files.exists(tmp.resolve("d/skipped")));
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("d/kept"))));
     }

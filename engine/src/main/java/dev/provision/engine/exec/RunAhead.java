@@ -29,8 +29,15 @@ import java.util.function.Supplier;
 final class RunAhead {
     private final Set<String> hosts;
     private final Semaphore forks;
-    /** Whether this thread holds a fork taken by {@link #withFork} (only such a thread gives one back). */
-    private final ThreadLocal<Boolean> holdsFork = ThreadLocal.withInitial(() -> false);
+    /**
+     * The fork of each host running a task ({@link #withFork}): held, lent while the host waits for
+     * another ({@link #whileWaiting}), or done. Kept per host, not per thread: a host may wait on a
+     * template engine's worker thread while its own thread waits for that worker.
+     */
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> forkOf = new ConcurrentHashMap<>();
+    private static final int HELD = 0;
+    private static final int LENT = 1;
+    private static final int DONE = 2;
     private final Map<String, Integer> running = new ConcurrentHashMap<>();
     private final Map<String, Integer> finished = new ConcurrentHashMap<>();
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
@@ -52,15 +59,18 @@ final class RunAhead {
         return signals.get(host);
     }
 
-    /** Runs one task of a host holding a fork, which {@link #awaitCaughtUp} may lend out while it waits. */
-    <T> T withFork(Supplier<T> task) {
+    /** Runs one task of {@code host} holding a fork, which {@link #whileWaiting} may lend out while it waits. */
+    <T> T withFork(String host, Supplier<T> task) {
         forks.acquireUninterruptibly();
-        holdsFork.set(true);
+        java.util.concurrent.atomic.AtomicInteger fork = new java.util.concurrent.atomic.AtomicInteger(HELD);
+        forkOf.put(host, fork);
         try {
             return task.get();
         } finally {
-            holdsFork.set(false);
-            forks.release();
+            forkOf.remove(host, fork);
+            if (fork.getAndSet(DONE) == HELD) {
+                forks.release(); // lent: the waiter gives it back as it returns
+            }
         }
     }
 
@@ -141,7 +151,7 @@ final class RunAhead {
         }
         int readerAt = at;
         Object signal = signal(target);
-        whileWaiting(() -> {
+        whileWaiting(reader, () -> {
             synchronized (signal) {
                 while (!caughtUp(target, readerAt)) {
                     signal.wait();
@@ -157,13 +167,14 @@ final class RunAhead {
     }
 
     /**
-     * Runs {@code wait}, which blocks until other hosts have done something, with this thread's
-     * fork (if it holds one) given back meanwhile, since those hosts may need it to get there.
+     * Runs {@code wait}, which blocks until other hosts have done something, with {@code host}'s fork
+     * (if it holds one) given back meanwhile, since those hosts may need it to get there.
      */
-    <T> T whileWaiting(Wait<T> wait) {
+    <T> T whileWaiting(String host, Wait<T> wait) {
         // Outside the monitor: taking the fork back must not block the hosts that report progress.
-        boolean lend = holdsFork.get();
-        if (lend) {
+        java.util.concurrent.atomic.AtomicInteger fork = forkOf.get(host);
+        boolean lent = fork != null && fork.compareAndSet(HELD, LENT);
+        if (lent) {
             forks.release();
         }
         try {
@@ -172,8 +183,11 @@ final class RunAhead {
             Thread.currentThread().interrupt();
             return null;
         } finally {
-            if (lend) {
+            if (lent) {
                 forks.acquireUninterruptibly();
+                if (!fork.compareAndSet(LENT, HELD)) {
+                    forks.release(); // the task ended meanwhile (a worker it left): the fork is no one's now
+                }
             }
         }
     }

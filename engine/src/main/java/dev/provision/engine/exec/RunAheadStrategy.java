@@ -82,7 +82,7 @@ final class RunAheadStrategy implements Strategy {
             while (k < tasks.size() && !batch.stopRequested()) {
                 progress.starting(h.name(), k);
                 int k0 = k;
-                List<TaskResult> ran = progress.withFork(() -> {
+                List<TaskResult> ran = progress.withFork(h.name(), () -> {
                     try {
                         batch.runner.ahead.readAhead(tasks, steps, k0, h, ahead);
                         List<TaskResult> together = batch.runner.runTogether(tasks, steps, k0, h, ahead, progress);

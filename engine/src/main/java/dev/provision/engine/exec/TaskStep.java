@@ -106,8 +106,8 @@ final class TaskStep {
     }
 
     /** The first host's outcome; null when this thread was interrupted meanwhile. */
-    private <V> V await(CompletableFuture<V> first) {
-        return progress == null ? first.join() : progress.whileWaiting(first::join);
+    private <V> V await(String host, CompletableFuture<V> first) {
+        return progress == null ? first.join() : progress.whileWaiting(host, first::join);
     }
 
     /**
@@ -127,7 +127,7 @@ final class TaskStep {
         CompletableFuture<Optional<Object>> mine = new CompletableFuture<>();
         CompletableFuture<Optional<Object>> first = derived.putIfAbsent(key, mine);
         if (first != null) {
-            Optional<Object> value = await(first);
+            Optional<Object> value = await(host, first);
             return value != null && value.isPresent() ? (T) value.get() : derivation.derive();
         }
         Optional<Object> outcome = Optional.empty();
@@ -152,7 +152,7 @@ final class TaskStep {
         CompletableFuture<Optional<Shared>> mine = new CompletableFuture<>();
         CompletableFuture<Optional<Shared>> first = firsts.putIfAbsent(item, mine);
         if (first != null) {
-            Optional<Shared> shared = await(first);
+            Optional<Shared> shared = await(host, first);
             if (shared != null && shared.isPresent() && shared.get().holdsFor(vars)) {
                 return (T) shared.get().value();
             }

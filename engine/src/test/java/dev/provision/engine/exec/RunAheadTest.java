@@ -266,6 +266,30 @@ class RunAheadTest {
         assertTrue(results.stream().allMatch(r -> r.endsWith("CHANGED")), results.toString());
     }
 
+    /**
+     * As above, the read in a template that is not straight-line (a lambda), which the template
+     * engine evaluates on a worker thread of its own: the host still lends its fork while it waits.
+     */
+    @Test
+    void aHostWaitingInATemplateOnAWorkerThreadGivesItsForkBack() {
+        RunOptions oneFork = new RunOptions(false, true, Set.of(), Set.of(), 1, Map.of(), Optional.empty(), Optional.empty(), 3);
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.factory.responder = (host, command) -> host(command);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - name: produce
+                      sysctl: {name: produce, value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                      register: produced
+                    - name: consume
+                      sysctl: {name: "consume_${['node03']?map(h -> hostvars[h].produced.changed?c)?join('_')}", value: ok, sysctl_file: /etc/sysctl.d/t.conf}
+                """, THREE_HOSTS, oneFork, new char[0]));
+        for (String host : List.of("node01", "node02", "node03")) {
+            assertEquals(List.of("produce", "consume_true"), steps(harness, host), harness.humanOutput());
+        }
+    }
+
     @Test
     void aTaskThatNoHostReachesGetsNoHeaderAsUnderTheLinearStrategy() throws Exception {
         ExecutorHarness harness = new ExecutorHarness(tmp);

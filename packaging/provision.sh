@@ -27,10 +27,12 @@ if [ ! -x "$java" ]; then
 fi
 # The class-data archive of the classes a run loads, made for this runtime and jar when the package
 # was built: start-up is a large part of a short run. C1 only: a controller mostly waits on its hosts.
+# UserThreadWaitAttemptsAtExit=0: no 300 ms wait at exit for threads blocked in native code (the
+# virtual threads' I/O poller always is).
 cds=
 if [ -r "$lib/provision.jsa" ]; then
   cds="-XX:SharedArchiveFile=$lib/provision.jsa -Xlog:cds=off -Xlog:cds+dynamic=off"
 fi
 # shellcheck disable=SC2086
-exec "$java" -XX:+UseSerialGC -Xss512k -XX:TieredStopAtLevel=1 -Djava.awt.headless=true $cds ${PROVISION_JAVA_OPTS:-} \
+exec "$java" -XX:+UseSerialGC -Xss512k -XX:TieredStopAtLevel=1 -XX:UserThreadWaitAttemptsAtExit=0 -Djava.awt.headless=true $cds ${PROVISION_JAVA_OPTS:-} \
   -Dprovision.home="$prefix/share/provision" -Dprovision.command="$(basename "$0")" -jar "$prefix/share/provision/provision.jar" "$@"

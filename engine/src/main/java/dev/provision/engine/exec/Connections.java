@@ -95,12 +95,30 @@ final class Connections implements AutoCloseable {
                         ? Map.of("ansible_connection", "local") : Map.of());
     }
 
-    private Connection become(Task task, Play play, Connection base, Map<String, Object> targetVars) {
+    /**
+     * Whether {@code task}'s commands on {@code host} (not delegated) run as root: the become user
+     * when become is on, else the login user. Files they make are then root's, group root.
+     */
+    boolean runsAsRoot(Task task, Play play, HostState host) {
+        Map<String, Object> vars = host.host.vars();
+        return becomeUser(task, play, vars).orElseGet(() -> loginUser(vars)).equals("root");
+    }
+
+    /** The user {@code task} becomes on a host with {@code targetVars}: empty when become is off. */
+    private Optional<String> becomeUser(Task task, Play play, Map<String, Object> targetVars) {
         boolean become = task.become().or(play::become).orElseGet(() -> bool(targetVars.get("ansible_become")));
         if (!become) {
+            return Optional.empty();
+        }
+        return Optional.of(task.becomeUser().or(play::becomeUser).or(() -> text(targetVars, "ansible_become_user")).orElse("root"));
+    }
+
+    private Connection become(Task task, Play play, Connection base, Map<String, Object> targetVars) {
+        Optional<String> wanted = becomeUser(task, play, targetVars);
+        if (wanted.isEmpty()) {
             return base;
         }
-        String user = task.becomeUser().or(play::becomeUser).or(() -> text(targetVars, "ansible_become_user")).orElse("root");
+        String user = wanted.get();
         if (user.equals(loginUser(targetVars))) {
             return base; // already that user: sudo would only add a password prompt
         }

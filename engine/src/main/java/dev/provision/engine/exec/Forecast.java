@@ -21,14 +21,55 @@ final class Forecast {
      * What a path would be: present with content/stat, or removed; a host-side copy whose source the
      * forecast does not hold reads its content from that source on the host ({@code copiedFrom}).
      */
-    private record Entry(Optional<byte[]> content, Optional<FileStat> stat, Optional<String> copiedFrom) {
+    private record Entry(Optional<byte[]> content, Optional<FileStat> stat, Optional<String> copiedFrom, boolean ownerGuessed) {
         Entry(Optional<byte[]> content, Optional<FileStat> stat) {
-            this(content, stat, Optional.empty());
+            this(content, stat, Optional.empty(), false);
+        }
+
+        Entry(Optional<byte[]> content, Optional<FileStat> stat, Optional<String> copiedFrom) {
+            this(content, stat, copiedFrom, false);
+        }
+    }
+
+    /**
+     * A run's plan read the owner of a file an earlier task of the same plan makes, as a user whose
+     * group the forecast cannot name: the task is planned again in its turn, against the host.
+     */
+    static final class OwnerUnknown extends RuntimeException {
+        OwnerUnknown(String path) {
+            super("the owner of " + path + " is known once it is made", null, false, false);
         }
     }
 
     private final Map<String, Entry> paths = new ConcurrentHashMap<>();
     private final Map<List<String>, ProbeResult> probes = new ConcurrentHashMap<>();
+    /** Whether what the commands make is root's (group root); else their owner is a guess. */
+    private final boolean makesAsRoot;
+    /** A run's plan (its changes are applied as planned): a guessed owner must not be read. */
+    private final boolean exact;
+
+    /**
+     * Check mode's forecast: a file an earlier task would make is forecast root's, as the commands
+     * of a run as root make it (for another user, the dry run shows contents rightly, owners not).
+     */
+    Forecast() {
+        this(true, false);
+    }
+
+    private Forecast(boolean makesAsRoot, boolean exact) {
+        this.makesAsRoot = makesAsRoot;
+        this.exact = exact;
+    }
+
+    /**
+     * The forecast a run plans consecutive changes against before applying them together: a file
+     * that one of them makes has the owner {@code runsAsRoot} says (root, group root); as another
+     * user its owner is not known, and a plan that reads it is {@link OwnerUnknown} (a lineinfile
+     * after a copy would otherwise give the file to root, or fail to).
+     */
+    static Forecast forRun(boolean runsAsRoot) {
+        return new Forecast(runsAsRoot, true);
+    }
 
     /**
      * Records what {@code plan} would have done, not applied: each command's effect on the paths it
@@ -80,15 +121,17 @@ final class Forecast {
     void record(Command command, Optional<FileStat> current) {
         switch (command) {
             case Command.PutFile p -> {
-                FileStat base = current.filter(s -> s.type() == FileStat.Type.FILE)
-                        .orElse(new FileStat(FileStat.Type.FILE, 0644, "root", "root", 0, ""));
+                Optional<FileStat> existing = current.filter(s -> s.type() == FileStat.Type.FILE);
+                FileStat base = existing.orElse(new FileStat(FileStat.Type.FILE, 0644, "root", "root", 0, ""));
                 paths.put(p.path(), new Entry(Optional.of(p.content()), Optional.of(withAttributes(
-                        new FileStat(FileStat.Type.FILE, base.mode(), base.owner(), base.group(), p.content().length, ""), p.attributes()))));
+                        new FileStat(FileStat.Type.FILE, base.mode(), base.owner(), base.group(), p.content().length, ""), p.attributes())),
+                        Optional.empty(), guessed(existing, p.attributes())));
             }
             case Command.MakeDirectory d -> {
-                FileStat base = current.filter(s -> s.type() == FileStat.Type.DIRECTORY)
-                        .orElse(new FileStat(FileStat.Type.DIRECTORY, 0755, "root", "root", 4096, ""));
-                paths.put(d.path(), new Entry(Optional.empty(), Optional.of(withAttributes(base, d.attributes()))));
+                Optional<FileStat> existing = current.filter(s -> s.type() == FileStat.Type.DIRECTORY);
+                FileStat base = existing.orElse(new FileStat(FileStat.Type.DIRECTORY, 0755, "root", "root", 4096, ""));
+                paths.put(d.path(), new Entry(Optional.empty(), Optional.of(withAttributes(base, d.attributes())), Optional.empty(),
+                        guessed(existing, d.attributes())));
             }
             case Command.SetAttributes a -> current.ifPresent(s -> {
                 Entry old = paths.get(a.path());
@@ -99,7 +142,8 @@ final class Forecast {
                 paths.put(r.path(), new Entry(Optional.empty(), Optional.empty()));
             }
             case Command.Symlink l -> paths.put(l.path(), new Entry(Optional.empty(),
-                    Optional.of(new FileStat(FileStat.Type.LINK, 0777, "root", "root", l.target().length(), l.target()))));
+                    Optional.of(new FileStat(FileStat.Type.LINK, 0777, "root", "root", l.target().length(), l.target())),
+                    Optional.empty(), !makesAsRoot));
             case Command.HardLink h -> {
                 // current: the stat of the link's target; the new name is that file
                 Entry source = paths.get(h.target());
@@ -112,17 +156,19 @@ final class Forecast {
                 long size = source != null ? source.content().map(b -> (long) b.length).orElse(0L)
                         : current.map(FileStat::size).orElse(0L);
                 FileStat stat = withAttributes(new FileStat(FileStat.Type.FILE, 0644, "root", "root", size, ""), f.attributes());
+                boolean ownerGuessed = guessed(Optional.empty(), f.attributes());
                 paths.put(f.path(), source != null && source.copiedFrom().isEmpty()
-                        ? new Entry(source.content(), Optional.of(stat))
+                        ? new Entry(source.content(), Optional.of(stat), Optional.empty(), ownerGuessed)
                         : new Entry(Optional.empty(), Optional.of(stat),
-                                Optional.of(source != null ? source.copiedFrom().orElseThrow() : f.source())));
+                                Optional.of(source != null ? source.copiedFrom().orElseThrow() : f.source()), ownerGuessed));
             }
             case Command.UploadFile u -> {
                 // a large file's bytes are not held: its size and attributes are forecast, its content is not
-                FileStat base = current.filter(s -> s.type() == FileStat.Type.FILE)
-                        .orElse(new FileStat(FileStat.Type.FILE, 0644, "root", "root", 0, ""));
+                Optional<FileStat> existing = current.filter(s -> s.type() == FileStat.Type.FILE);
+                FileStat base = existing.orElse(new FileStat(FileStat.Type.FILE, 0644, "root", "root", 0, ""));
                 paths.put(u.path(), new Entry(Optional.empty(), Optional.of(withAttributes(
-                        new FileStat(FileStat.Type.FILE, base.mode(), base.owner(), base.group(), u.size(), ""), u.attributes()))));
+                        new FileStat(FileStat.Type.FILE, base.mode(), base.owner(), base.group(), u.size(), ""), u.attributes())),
+                        Optional.empty(), guessed(existing, u.attributes())));
             }
             case Command.Exec e -> { }
             case Command.Shell s -> { }
@@ -175,7 +221,15 @@ final class Forecast {
     /** The forecast stat of a path: empty when the forecast knows nothing of it. */
     Optional<Optional<FileStat>> stat(String path) {
         Entry e = paths.get(path);
+        if (e != null && e.ownerGuessed() && exact) {
+            throw new OwnerUnknown(path);
+        }
         return e == null ? Optional.empty() : Optional.of(e.stat());
+    }
+
+    /** Whether the owner of what a command makes is a guess: a new path, not made as root, its owner or group not given. */
+    private boolean guessed(Optional<FileStat> existing, Command.Attributes given) {
+        return existing.isEmpty() && !makesAsRoot && (given.owner().isEmpty() || given.group().isEmpty());
     }
 
     private static FileStat withAttributes(FileStat s, Command.Attributes a) {

@@ -58,7 +58,7 @@ final class LoopTogether {
                 || task.keywords().backgroundSeconds().isPresent()) {
             return List.of();
         }
-        Forecast forecast = new Forecast();
+        Forecast forecast = Forecast.forRun(inputs.runsAsRoot(task, host));
         List<Together> planned = new ArrayList<>();
         Connection connection = null;
         List<Command> steps = new ArrayList<>();
@@ -77,7 +77,12 @@ final class LoopTogether {
             } else if (!connection.target().equals(itemConnection.target())) {
                 return List.of(); // another user or environment: each item in its turn
             }
-            ItemPlanning.ItemPlan plan = planning.plan(task, host, module, params, itemConnection, vars, label, reads, step, Optional.of(forecast));
+            ItemPlanning.ItemPlan plan;
+            try {
+                plan = planning.plan(task, host, module, params, itemConnection, vars, label, reads, step, Optional.of(forecast));
+            } catch (Forecast.OwnerUnknown e) {
+                return List.of(); // an item reads what one before it makes: each item in its turn
+            }
             if (plan.failure() != null) {
                 planned.add(new Together(label, params, vars, null, 0, plan.failure()));
                 continue;

@@ -146,6 +146,11 @@ final class TaskInputs {
                 task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + play.options.taskTimeout().toSeconds()));
     }
 
+    /** Whether {@code task}'s commands on {@code host} run as root (what a forecast of the files they make needs). */
+    boolean runsAsRoot(Task task, HostState host) {
+        return connections.runsAsRoot(task, play.play, host);
+    }
+
     /**
      * The connection a cross-host round runs {@code task}'s commands on for {@code host}: the run's
      * connection with the task's become and {@code environment:}, as its own commands get; the round

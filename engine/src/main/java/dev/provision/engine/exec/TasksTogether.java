@@ -122,7 +122,11 @@ final class TasksTogether {
             return List.of();
         }
         HostReads reads = new HostReads(reading);
-        Forecast forecast = new Forecast();
+        boolean asRoot = true;
+        for (int j = from; j < from + reach; j++) {
+            asRoot &= inputs.runsAsRoot(tasks.get(j), host);
+        }
+        Forecast forecast = Forecast.forRun(asRoot);
         List<Planned> planned = new ArrayList<>();
         Connection connection = null;
         try {

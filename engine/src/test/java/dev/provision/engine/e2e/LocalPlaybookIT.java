@@ -3,6 +3,7 @@ package dev.provision.engine.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,6 +64,36 @@ class LocalPlaybookIT {
         Provision.run("playbooks/demo.yml", "-e", "target=" + target);
         Provision.Result clean = Provision.run("--check", "--detailed-exitcodes", "playbooks/demo.yml", "-e", "target=" + target);
         assertEquals(0, clean.exitCode(), clean.output());
+    }
+
+    /**
+     * Run by a user other than root, consecutive tasks that make a file and then edit it (planned
+     * together, applied in one exchange) leave it that user's: the edit once gave it to root (chown
+     * refused, the run failed).
+     */
+    @Test
+    void consecutiveEditsOfAFileMadeByAnotherUserKeepItTheirs() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "runs the launcher as nobody: needs root");
+        assumeTrue(new ProcessBuilder("runuser", "-u", "nobody", "--", "test", "-r", Provision.REPO.resolve("engine/target/provision.jar").toString())
+                .start().waitFor() == 0, "nobody cannot read this checkout");
+        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path playbook = Files.writeString(tmp.resolve("edits.yml"), """
+                - hosts: localhost
+                  gather_facts: false
+                  tasks:
+                    - copy: {dest: "%1$s/out/a.conf", content: "a = 1\\n"}
+                    - lineinfile: {path: "%1$s/out/a.conf", line: "b = 2"}
+                    - blockinfile: {path: "%1$s/out/a.conf", block: "c = 3"}
+                """.formatted(tmp));
+        Files.createDirectories(tmp.resolve("out"));
+        Files.setPosixFilePermissions(tmp.resolve("out"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        ProcessBuilder pb = new ProcessBuilder("runuser", "-u", "nobody", "--", "env", "HOME=" + tmp, "PROVISION_FACT_CACHE=" + tmp + "/facts",
+                Provision.LAUNCHER, playbook.toString()).directory(tmp.toFile()).redirectErrorStream(true);
+        Process run = pb.start();
+        String output = new String(run.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, run.waitFor(), output);
+        assertEquals("a = 1\nb = 2\n# BEGIN ANSIBLE MANAGED BLOCK\nc = 3\n# END ANSIBLE MANAGED BLOCK\n", Files.readString(tmp.resolve("out/a.conf")));
+        assertEquals("nobody", Files.getOwner(tmp.resolve("out/a.conf")).getName());
     }
 
     /** The list of "TASK [x]" headers followed by a changed line, in order. */

@@ -2,6 +2,7 @@ package dev.provision.engine.exec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Command;
@@ -25,6 +26,33 @@ class ForecastTest {
         FileStat s = f.stat("/d/x").orElseThrow().orElseThrow();
         assertEquals(0600, s.mode());
         assertEquals(3, s.size());
+    }
+
+    @Test
+    void aRunAsRootForecastsWhatItMakesAsRoots() {
+        Forecast f = Forecast.forRun(true);
+        f.record(new Command.PutFile("/d/x", "abc".getBytes(), Command.Attributes.NONE), Optional.empty());
+        FileStat s = f.stat("/d/x").orElseThrow().orElseThrow();
+        assertEquals("root", s.owner());
+        assertEquals("root", s.group());
+    }
+
+    @Test
+    void aRunAsAnotherUserDoesNotGuessTheOwnerOfWhatItMakes() {
+        Forecast f = Forecast.forRun(false);
+        f.record(new Command.PutFile("/d/x", "abc".getBytes(), Command.Attributes.NONE), Optional.empty());
+        f.record(new Command.PutFile("/d/given", "abc".getBytes(),
+                new Command.Attributes(Optional.empty(), Optional.of("bob"), Optional.of("staff"))), Optional.empty());
+        FileStat existing = new FileStat(FileStat.Type.FILE, 0640, "bob", "staff", 1, "");
+        f.record(new Command.PutFile("/d/old", "abc".getBytes(), Command.Attributes.NONE), Optional.of(existing));
+        assertThrows(Forecast.OwnerUnknown.class, () -> f.stat("/d/x"));
+        assertArrayEquals("abc".getBytes(), f.content("/d/x").orElseThrow().orElseThrow(), "its content is known");
+        assertEquals("bob", f.stat("/d/given").orElseThrow().orElseThrow().owner());
+        assertEquals("staff", f.stat("/d/old").orElseThrow().orElseThrow().group(), "a file that was there keeps its owner");
+        // check mode's forecast shows contents; its owners are root's
+        Forecast dryRun = new Forecast();
+        dryRun.record(new Command.PutFile("/d/x", "abc".getBytes(), Command.Attributes.NONE), Optional.empty());
+        assertEquals("root", dryRun.stat("/d/x").orElseThrow().orElseThrow().owner());
     }
 
     @Test

@@ -106,6 +106,15 @@ final class PlayContext {
         RunAhead progress = runAhead;
         magic.put("play_hosts", progress == null ? playHosts : new PlayHostsView(host.name(), progress, playHosts));
         magic.put("check_mode", options.check());
+        // Ansible's own names for what a playbook may ask of its run
+        magic.put("ansible_check_mode", options.check());
+        magic.put("ansible_diff_mode", options.diff());
+        magic.put("ansible_play_hosts", magic.get("play_hosts"));
+        magic.put("playbook_dir", playbookDirectory.toAbsolutePath().normalize().toString());
+        task.role().ifPresent(r -> {
+            magic.put("role_name", r.name());
+            magic.put("role_path", r.directory().toAbsolutePath().normalize().toString());
+        });
         magic.put("omit", OMIT);
         magic.put("facts", host.facts());
         Map<String, Object> ansibleFacts = AnsibleFacts.of(host.facts());

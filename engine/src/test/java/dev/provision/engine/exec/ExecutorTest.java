@@ -139,6 +139,18 @@ class ExecutorTest {
     }
 
     @Test
+    void ansiblesNamesForTheRunAreThere() throws Exception {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.run("""
+                - hosts: "node01:node02"
+                  gather_facts: false
+                  tasks:
+                    - command: "run ${playbook_dir} ${ansible_check_mode?c} ${ansible_diff_mode?c} ${ansible_play_hosts?join(',')}"
+                """, TWELVE_HOSTS);
+        assertEquals(List.of("run " + tmp.toAbsolutePath().normalize() + " false true node01,node02"), harness.factory.commandLines("node01"));
+    }
+
+    @Test
     void theItemsOfALoopReadAFileOnceWhileNothingChanges() throws Exception {
         ExecutorHarness harness = new ExecutorHarness(tmp);
         String dropIn = "kernel.a = 1\nkernel.b = 1\nkernel.c = 1\n";

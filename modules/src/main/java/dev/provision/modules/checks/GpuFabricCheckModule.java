@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.Facts;
 import dev.provision.modules.spi.Verdict;
 import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.ModuleException;
@@ -85,16 +86,18 @@ public final class GpuFabricCheckModule implements TaskModule {
     }
 
     private static CheckResult fabricManager(TaskContext context) throws ModuleException {
-        ProbeResult systemctl = context.host().probe("systemctl", "is-active", SERVICE);
-        String state = systemctl.stdout().strip();
-        if (systemctl.exitCode() == Probes.NOT_FOUND) {
-            // -f: the kernel keeps 15 characters of a process name, so "nv-fabricmanager" never matches -x
-            // (pgrep says so on the H200 host; docs/preflight-h200/captures-2026-12-02.txt).
+        Optional<String> systemd = Facts.unitActivity(SERVICE).read(context.host());
+        String state;
+        if (systemd.isPresent()) {
+            state = systemd.get();
+        } else {
+            // no systemd to ask: the process itself. -f: the kernel keeps 15 characters of a process name,
+            // so "nv-fabricmanager" never matches -x (pgrep says so on the H200 host; docs/preflight-h200/captures-2026-12-02.txt).
             ProbeResult pgrep = context.host().probe(PGREP.toArray(String[]::new));
             state = pgrep.ok() ? "active" : "not running";
         }
-        return CheckResult.of(state.equals("active"), "gpu_fabric.fabricmanager", state.isEmpty() ? "unknown" : state, "active",
-                SERVICE + " is " + (state.isEmpty() ? "not known to systemd" : state)
+        return CheckResult.of(state.equals("active"), "gpu_fabric.fabricmanager", state, "active",
+                SERVICE + " is " + state
                         + ": CUDA reports 'system not yet initialized' on NVSwitch boards without it: systemctl enable --now " + SERVICE);
     }
 

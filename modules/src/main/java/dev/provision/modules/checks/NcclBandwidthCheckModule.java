@@ -1,5 +1,6 @@
 package dev.provision.modules.checks;
 
+import dev.provision.modules.spi.Facts;
 import dev.provision.modules.spi.Verdict;
 import dev.provision.modules.spi.CheckResult;
 import dev.provision.modules.spi.FleetCheck;
@@ -181,9 +182,7 @@ public final class NcclBandwidthCheckModule implements TaskModule, FleetCheck {
         if (given.isPresent()) {
             return Optional.of(Probes.plainName("all_reduce_perf", given.get()));
         }
-        ProbeResult which = context.host().probe("sh", "-c", "command -v all_reduce_perf");
-        String path = which.stdout().strip();
-        return which.ok() && !path.isEmpty() ? Optional.of(path) : Optional.empty();
+        return Facts.program("all_reduce_perf").read(context.host());
     }
 
     private static String lastLine(String output) {

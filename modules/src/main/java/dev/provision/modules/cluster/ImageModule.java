@@ -1,5 +1,6 @@
 package dev.provision.modules.cluster;
 
+import dev.provision.modules.spi.Facts;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.Diff;
@@ -116,7 +117,7 @@ public final class ImageModule implements TaskModule {
         }
         Optional<String> remoteDigest = Optional.empty();
         String why = "not in the " + engine + " image store";
-        boolean skopeo = host.probe("sh", "-c", "command -v skopeo").ok();
+        boolean skopeo = Facts.program("skopeo").read(host).isPresent();
         if (skopeo) {
             // Read-only, also for a missing image: the plan names the digest the pull will fetch.
             remoteDigest = Optional.of(registryDigest(host, name, tlsVerify));
@@ -167,13 +168,8 @@ public final class ImageModule implements TaskModule {
         if (!wanted.equals("auto")) {
             return wanted;
         }
-        ProbeResult probe = host.probe("sh", "-c", "command -v podman || command -v docker");
-        String found = probe.stdout().strip();
-        if (!probe.ok() || found.isEmpty()) {
-            throw new ModuleException("neither podman nor docker is installed on this host");
-        }
-        String first = found.lines().findFirst().orElse("");
-        return first.substring(first.lastIndexOf('/') + 1);
+        return Facts.firstProgram("podman", "docker").read(host).map(Facts::baseName)
+                .orElseThrow(() -> new ModuleException("neither podman nor docker is installed on this host"));
     }
 
     /** The image's repo digests ({@code repo@sha256:...}), empty list for a local build; empty when absent. */

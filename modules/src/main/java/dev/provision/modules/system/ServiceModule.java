@@ -1,5 +1,6 @@
 package dev.provision.modules.system;
 
+import dev.provision.modules.spi.Facts;
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.Command;
 import dev.provision.modules.spi.Diff;
@@ -345,7 +346,7 @@ public final class ServiceModule implements TaskModule {
 
         @Override
         public List<String> statusProbe() {
-            return List.of("systemctl", "is-active", name);
+            return Facts.unitActivity(name).argv();
         }
 
         @Override
@@ -438,7 +439,7 @@ public final class ServiceModule implements TaskModule {
 
         @Override
         public void enablement(boolean wanted, List<Change> changes, List<String> reasons) throws ModuleException {
-            if (!host.probe("sh", "-c", "command -v update-rc.d").ok()) {
+            if (Facts.program("update-rc.d").read(host).isEmpty()) {
                 reasons.add("enabled is not applicable to " + name + ": no systemd and no update-rc.d on this host");
                 return;
             }

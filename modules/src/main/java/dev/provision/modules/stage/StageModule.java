@@ -167,7 +167,8 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         refuseWithoutRoom(dest, holdings, needs, manifest, params.integer("space_margin"));
         String summary = "stage " + needs.missing().size() + " files (" + DecimalSize.of(needs.missingBytes()) + ") into " + dest
                 + (needs.unverified().isEmpty() ? "" : ", verify " + needs.unverified().size() + " held");
-        String listing = needs.missing().stream().map(e -> e.path() + "\n").reduce("", String::concat);
+        // joined, not reduced with concat: that copies the text once per file (100 000 files: minutes)
+        String listing = needs.missing().stream().map(e -> e.path() + "\n").collect(java.util.stream.Collectors.joining());
         Change change = new Change(summary, List.of(new Diff(dest + " (files to fetch)", "", listing)), List.of(
                 new Command.MakeDirectory(dest + "/" + STAGE_DIR, new Command.Attributes(Optional.of("0700"), Optional.empty(),
                         Optional.empty())),

@@ -87,11 +87,65 @@ unpack() {
     r=0
     # an empty list would mean every member to tar
     if [ -s "$stage/unpack" ]; then
-        tar -x -i -f - -C "$stage/tmp" --no-recursion --verbatim-files-from -T "$stage/unpack" 2>"$stage/tar.err"
+        # what it skips named rather than what it takes: tar matches a list of names to take one by
+        # one against every member (100 000 files: minutes of CPU), names to leave out in a hash
+        tar -x -i -f - -C "$stage/tmp" --no-recursion --no-wildcards --anchored -X "$stage/skip" 2>"$stage/tar.err"
         r=$?
     fi
     cat >/dev/null   # the rest of the stream, which the next node still needs
     return $r
+}
+# The files listed in $1 read from the source as one tar stream, in the list's order, in chunks read
+# side by side: a chunk is up to 256 files or 64 MiB; up to $readers chunks are read at once into
+# spool files under $stage/spool, at most $window chunks ahead of the stream, and each is sent when
+# its turn comes (GNU tar reads the archives one after another: -i), so a store's per-file latency
+# (an open, a read and a close, each a round trip over sshfs or NFS) is paid $readers files at a
+# time, not one after another: 100 000 small files took 6 minutes through one tar. A file of more
+# than 64 MiB is a chunk of its own read straight into the stream (no spool). Exits with the status
+# of the first chunk whose tar failed, else 0.
+readers=8 window=16 chunk_bytes=67108864
+tar_chunk() {
+    (cd -- "$from" && tar -c -b 1 -f - --no-recursion --verbatim-files-from -T "$1")
+}
+read_set() {
+    rm -rf "$stage/chunks" "$stage/spool"
+    mkdir "$stage/chunks" "$stage/spool"
+    awk -F'\t' -v dir="$stage/chunks" -v max="$chunk_bytes" '
+        FILENAME == ARGV[1] { size[$5] = $2; next }
+        { s = size[$0] + 0
+          if (s > max) { if (n) close(f); k++; f = sprintf("%s/%07d.big", dir, k); print > f; close(f); n = 0; b = 0; next }
+          if (n == 0 || n >= 256 || b + s > max) { if (n) close(f); k++; f = sprintf("%s/%07d", dir, k); n = 0; b = 0 }
+          print > f; n++; b += s }' "$listing" "$1"
+    ls "$stage/chunks" > "$stage/spool/order"
+    echo 0 > "$stage/spool/sent"
+    (   # the readers: a chunk starts once fewer than $readers read and it is at most $window ahead of the stream
+        k=0
+        while IFS= read -r c; do
+            k=$((k + 1))
+            case $c in *.big) continue ;; esac
+            while [ $((k - $(cat "$stage/spool/sent"))) -gt "$window" ] || \
+                  [ "$(find "$stage/spool" -name '*.run' | wc -l)" -ge "$readers" ]; do sleep 0.02; done
+            : > "$stage/spool/$c.run"
+            { tar_chunk "$stage/chunks/$c" > "$stage/spool/$c"; echo $? > "$stage/spool/$c.rc"; rm -f "$stage/spool/$c.run"; } &
+        done < "$stage/spool/order"
+        wait
+    ) >/dev/null &
+    first=0 k=0
+    while IFS= read -r c; do
+        k=$((k + 1))
+        case $c in
+            *.big) tar_chunk "$stage/chunks/$c"; r=$? ;;
+            *) while [ ! -e "$stage/spool/$c.rc" ]; do sleep 0.01; done
+               r=$(cat "$stage/spool/$c.rc")
+               cat -- "$stage/spool/$c" || r=1
+               rm -f -- "$stage/spool/$c" "$stage/spool/$c.rc" ;;
+        esac
+        [ "$first" != 0 ] || first=$r
+        echo "$k" > "$stage/spool/sent.tmp"; mv -f -- "$stage/spool/sent.tmp" "$stage/spool/sent"
+    done < "$stage/spool/order"
+    wait
+    rm -rf "$stage/chunks" "$stage/spool"
+    return "$first"
 }
 set +e
 rc=0
@@ -107,6 +161,8 @@ if [ "$mode" = peer ]; then
 else
     rm -f "$stage/next" "$stage/next.open"
     cp -- "$stage/wanted" "$stage/unpack"
+    # the set's files this node does not take from the stream (the stream may carry the whole set)
+    awk 'FILENAME == ARGV[1] { w[$0] = 1; next } !($0 in w)' "$stage/wanted" "$stage/files" > "$stage/skip"
     [ "$mode" = feed ] && echo .provision-stage/read-whole >> "$stage/unpack"
     [ "$mode" = chain ] && echo .provision-stage/source-manifest >> "$stage/unpack"
     [ "$next" = next ] && mkfifo "$stage/next"
@@ -122,7 +178,7 @@ else
     if [ "$mode" = source ] || [ "$mode" = chain-source ]; then
         # the whole set when a chain follows (a later node may lack any file), else what this node takes
         if [ "$next" = none ]; then list=$stage/wanted; else list=$stage/files; fi
-        { (cd -- "$from" && tar -c -f - --no-recursion --verbatim-files-from -T "$list" 2>"$stage/read.err" 3>&-); echo $? > "$stage/read.rc"; } \
+        { read_set "$list" 2>"$stage/read.err" 3>&-; echo $? > "$stage/read.rc"; } \
             | { if [ "$next" = open ]; then exec tee -p -- "$stage/next"; else forward; fi; } 3>&- | unpack 3>&-
     elif [ "$mode" = feed ]; then
         { if [ "$next" = open ]; then exec tee -p -- "$stage/next"; else forward; fi; } 3>&- | unpack 3>&-
@@ -149,7 +205,7 @@ else
     (cd -- "$stage/tmp" && find . -type f -printf '%P\n') | awk '{ print "got\t" $0 }'
     cp -r -l -f --preserve=all -- "$stage/tmp/." "$dest/"
     [ -s "$stage/tar.err" ] && [ "$reader" = yes ] && head -3 "$stage/tar.err" >&2
-    rm -f "$stage/unpacked" "$stage/unpack" "$stage/tar.err"
+    rm -f "$stage/unpacked" "$stage/unpack" "$stage/skip" "$stage/tar.err"
     : > "$stage/rsync.out"
     if [ "$reader" = yes ]; then
         if [ "$mode" = feed ]; then

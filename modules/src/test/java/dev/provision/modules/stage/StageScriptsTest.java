@@ -1,5 +1,6 @@
 package dev.provision.modules.stage;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -94,6 +95,31 @@ class StageScriptsTest {
         assertTrue(first.stdout().contains("verified\t2\t12\t" + Manifest.parse(expected).rootHash() + "\n"), first.stdout());
         assertEquals("alpha\n", Files.readString(dest.resolve("sub/a b.txt")));
         assertFalse(Files.exists(dest.resolve(".provision-stage/tmp")), "no temp files left");
+    }
+
+    /**
+     * A long list is read in chunks side by side (256 files or 64 MiB each, a larger file alone and
+     * straight into the stream) and sent in order: every file arrives whole, the manifest is the source's.
+     */
+    @Test
+    void aLongListIsReadInChunksSideBySideAndEveryFileArrivesWhole() throws Exception {
+        java.util.Random random = new java.util.Random(3);
+        for (int i = 0; i < 1100; i++) {
+            byte[] bytes = new byte[random.nextInt(3000)];
+            random.nextBytes(bytes);
+            Files.write(src.resolve("sub/f" + i), bytes);
+        }
+        byte[] big = new byte[64 * 1024 * 1024 + 5];
+        random.nextBytes(big);
+        Files.write(src.resolve("m.bin"), big);
+
+        Run first = pull();
+        assertEquals(0, first.exitCode(), first.stdout() + first.stderr());
+        assertEquals(expectedManifest(), Files.readString(dest.resolve(".provision-stage/verified")));
+        assertArrayEquals(big, Files.readAllBytes(dest.resolve("m.bin")));
+        assertArrayEquals(Files.readAllBytes(src.resolve("sub/f1099")), Files.readAllBytes(dest.resolve("sub/f1099")));
+        assertFalse(Files.exists(dest.resolve(".provision-stage/spool")), "no spool left");
+        assertFalse(Files.exists(dest.resolve(".provision-stage/chunks")), "no chunk list left");
     }
 
     @Test

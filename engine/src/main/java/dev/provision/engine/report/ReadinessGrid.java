@@ -26,7 +26,18 @@ final class ReadinessGrid {
      */
     static final List<String> SEVERITY = List.of("none", "skip", "pass", "warn", "unknown", "fail");
 
-    record Cell(String verdict, String measured, String expected, String detail, String task) {
+    /** Where {@code verdict} stands in {@link #SEVERITY}: 1 (skip) to 5 (fail); 0 is no row. */
+    static int severity(Verdict verdict) {
+        return switch (verdict) {
+            case SKIP -> 1;
+            case PASS -> 2;
+            case WARN -> 3;
+            case UNKNOWN -> 4;
+            case FAIL -> 5;
+        };
+    }
+
+    record Cell(Verdict verdict, String measured, String expected, String detail, String task) {
         Cell {
             requireNonNull(verdict, "verdict cannot be null");
             requireNonNull(measured, "measured cannot be null");
@@ -36,7 +47,7 @@ final class ReadinessGrid {
         }
 
         int severity() {
-            return Math.max(0, SEVERITY.indexOf(verdict));
+            return ReadinessGrid.severity(verdict);
         }
     }
 
@@ -91,7 +102,7 @@ final class ReadinessGrid {
             if (check.isEmpty()) {
                 continue;
             }
-            Cell cell = new Cell(row.verdict().word(), row.measured(), row.expected(), row.detail(), task);
+            Cell cell = new Cell(row.verdict(), row.measured(), row.expected(), row.detail(), task);
             hosts.add(r.host());
             checks.add(check);
             cells.computeIfAbsent(r.host(), h -> new LinkedHashMap<>()).merge(check, cell,
@@ -140,7 +151,7 @@ final class ReadinessGrid {
     List<String> failing(String host) {
         List<String> out = new ArrayList<>();
         for (String check : checks) {
-            cell(host, check).filter(c -> c.verdict().equals("fail")).ifPresent(c -> out.add(check));
+            cell(host, check).filter(c -> c.verdict() == Verdict.FAIL).ifPresent(c -> out.add(check));
         }
         return out;
     }
@@ -149,7 +160,7 @@ final class ReadinessGrid {
     List<String> unknown(String host) {
         List<String> out = new ArrayList<>();
         for (String check : checks) {
-            cell(host, check).filter(c -> c.verdict().equals("unknown")).ifPresent(c -> out.add(check));
+            cell(host, check).filter(c -> c.verdict() == Verdict.UNKNOWN).ifPresent(c -> out.add(check));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.provision.engine.report;
 
+import dev.provision.modules.spi.Verdict;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -149,7 +150,7 @@ final class ReadinessPage {
                 String host = hosts.get(i);
                 double v = s.byHost().get(host);
                 double h = Math.max(0.5, v / top * height);
-                boolean bad = grid.cell(host, s.fleetCheck()).map(c -> c.verdict().equals("fail")).orElse(false)
+                boolean bad = grid.cell(host, s.fleetCheck()).map(c -> c.verdict() == Verdict.FAIL).orElse(false)
                         || s.expected().isPresent() && v < s.expected().getAsDouble() * 0.8;
                 out.append("<rect class=\"").append(bad ? "bar bad" : "bar").append("\" x=\"").append(num(i * bar)).append("\" y=\"")
                         .append(num(height - h)).append("\" width=\"").append(num(Math.max(0.5, bar * 0.85))).append("\" height=\"").append(num(h))
@@ -199,8 +200,8 @@ final class ReadinessPage {
                     .append(grid.isUnreachable(host) ? " <em>unreachable</em>" : "").append("</th><td class=\"n\">")
                     .append(fails == 0 ? "" : String.valueOf(fails)).append("</td>");
             for (String check : checks) {
-                out.append("<td class=\"c v-").append(grid.cell(host, check).map(ReadinessGrid.Cell::verdict)
-                        .filter(ReadinessGrid.SEVERITY::contains).orElse("none")).append("\"></td>");
+                out.append("<td class=\"c v-").append(grid.cell(host, check).map(c -> c.verdict().word()).orElse("none"))
+                        .append("\"></td>");
             }
             out.append("</tr>\n");
         }
@@ -215,7 +216,7 @@ final class ReadinessPage {
             List<Object> row = new ArrayList<>(checks.size());
             for (String check : checks) {
                 Optional<ReadinessGrid.Cell> cell = grid.cell(host, check);
-                row.add(cell.<Object>map(c -> List.of(intern(pool, c.verdict()), intern(pool, c.measured()), intern(pool, c.expected()),
+                row.add(cell.<Object>map(c -> List.of(intern(pool, c.verdict().word()), intern(pool, c.measured()), intern(pool, c.expected()),
                         intern(pool, c.detail()), intern(pool, c.task()))).orElse(0));
             }
             cells.add(row);

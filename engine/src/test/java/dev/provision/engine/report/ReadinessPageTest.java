@@ -105,7 +105,7 @@ class ReadinessPageTest {
         grid.add("t", ReadinessFleet.result("a", List.of(ReadinessFleet.row("x", "-", "-", "unknown", "could not run")), Map.of()));
         grid.add("t", ReadinessFleet.result("a", List.of(ReadinessFleet.row("x", "1", "0", "fail", "broken")), Map.of()));
         grid.add("t", ReadinessFleet.result("a", List.of(ReadinessFleet.row("x", "0", "0", "warn", "hm")), Map.of()));
-        assertEquals("fail", grid.cell("a", "x").orElseThrow().verdict());
+        assertEquals(dev.provision.modules.spi.Verdict.FAIL, grid.cell("a", "x").orElseThrow().verdict());
         assertEquals(List.of("a"), grid.notReady());
         assertEquals(List.of(), grid.notJudged(), "a node not ready is listed once, as not ready");
     }

@@ -96,14 +96,15 @@ unpack() {
     return $r
 }
 # The files listed in $1 read from the source as one tar stream, in the list's order, in chunks read
-# side by side: a chunk is up to 256 files or 64 MiB; up to $readers chunks are read at once into
-# spool files under $stage/spool, at most $window chunks ahead of the stream, and each is sent when
+# side by side: a chunk is up to 256 files or 8 MiB; up to $readers chunks are read at once into
+# spool files under $stage/spool (at most $window chunks ahead of the stream: 128 MiB of this node's
+# disk at the most, beside the set), and each is sent when
 # its turn comes (GNU tar reads the archives one after another: -i), so a store's per-file latency
 # (an open, a read and a close, each a round trip over sshfs or NFS) is paid $readers files at a
 # time, not one after another: 100 000 small files took 6 minutes through one tar. A file of more
-# than 64 MiB is a chunk of its own read straight into the stream (no spool). Exits with the status
+# than 8 MiB is a chunk of its own read straight into the stream (no spool). Exits with the status
 # of the first chunk whose tar failed, else 0.
-readers=8 window=16 chunk_bytes=67108864
+readers=8 window=16 chunk_bytes=8388608
 tar_chunk() {
     (cd -- "$from" && tar -c -b 1 -f - --no-recursion --verbatim-files-from -T "$1")
 }

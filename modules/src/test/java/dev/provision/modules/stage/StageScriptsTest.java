@@ -98,7 +98,7 @@ class StageScriptsTest {
     }
 
     /**
-     * A long list is read in chunks side by side (256 files or 64 MiB each, a larger file alone and
+     * A long list is read in chunks side by side (256 files or 8 MiB each, a larger file alone and
      * straight into the stream) and sent in order: every file arrives whole, the manifest is the source's.
      */
     @Test

@@ -18,7 +18,7 @@ class BuiltInModulesTest {
         Set<String> names = new TreeSet<>();
         modules.forEach(m -> assertTrue(names.add(m.name()), "duplicate module name " + m.name()));
         assertEquals(Set.of("file", "copy", "template", "lineinfile", "blockinfile", "command", "shell",
-                "assert", "fail", "debug", "set_fact", "sysctl", "limits", "service", "package", "apt", "dnf", "yum",
+                "assert", "fail", "debug", "ping", "set_fact", "sysctl", "limits", "service", "package", "apt", "dnf", "yum",
                 "systemd", "systemd_service", "mount", "user", "group", "stat", "hosts",
                 "authorized_key", "ssh_known_hosts", "image",
                 "gpu", "cuda_stack", "nccl_bandwidth", "collective", "ib", "clock", "limits_check", "storage", "image_consistency", "dataset", "ssh_mesh",

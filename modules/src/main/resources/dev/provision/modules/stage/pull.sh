@@ -41,7 +41,7 @@ listing=$stage/manifest
 case $mode in source|chain-source|feed) reader=yes ;; *) reader=no ;; esac
 cut -f5 "$listing" > "$stage/files"
 rm -rf "$stage/tmp" "$stage/rsync.out" "$stage/source-manifest" "$stage/send" "$stage/expect" "$stage/bad" "$stage/missing" \
-    "$stage/changed"
+    "$stage/changed" "$stage/chunks" "$stage/spool"
 mkdir "$stage/tmp"
 touch "$stage/verified"
 # A peer that stops answering is given up within 3 × 5 s (a hung node must not stall the nodes after it).
@@ -124,8 +124,12 @@ read_set() {
         while IFS= read -r c; do
             k=$((k + 1))
             case $c in *.big) continue ;; esac
-            while [ $((k - $(cat "$stage/spool/sent"))) -gt "$window" ] || \
-                  [ "$(find "$stage/spool" -name '*.run' | wc -l)" -ge "$readers" ]; do sleep 0.02; done
+            while [ $((k - $(cat "$stage/spool/sent" 2>/dev/null || echo 0))) -gt "$window" ] || \
+                  [ "$(find "$stage/spool" -name '*.run' | wc -l)" -ge "$readers" ]; do
+                # the stream's end gone (its next node lost: SIGPIPE), then this script: stop reading
+                kill -0 $$ 2>/dev/null && [ -d "$stage/spool" ] || exit 0
+                sleep 0.02
+            done
             : > "$stage/spool/$c.run"
             { tar_chunk "$stage/chunks/$c" > "$stage/spool/$c"; echo $? > "$stage/spool/$c.rc"; rm -f "$stage/spool/$c.run"; } &
         done < "$stage/spool/order"
@@ -299,6 +303,6 @@ if [ "$next" = open ]; then
 fi
 rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/rsync.out" "$stage/missing" "$stage/bad" \
     "$stage/tmp" "$stage/expect" "$stage/send" "$stage/source-manifest" "$stage/wanted" "$stage/vouched" "$stage/recheck" \
-    "$stage/read.rc" "$stage/read.err" "$stage/changed"
+    "$stage/read.rc" "$stage/read.err" "$stage/changed" "$stage/chunks" "$stage/spool"
 awk -F'\t' '{ n++; b += $2 } END { printf "verified\t%d\t%.0f\t", n, b }' "$stage/verified"
 sha256sum < "$stage/verified" | cut -c1-64

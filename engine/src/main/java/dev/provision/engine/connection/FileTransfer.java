@@ -133,13 +133,11 @@ final class FileTransfer {
             if ! IFS= read -r sha256 || [ "$(stat -c %s -- "$tmp")" != "$size" ]; then
               echo "content arrived short (not the $size bytes sent); $target left as it was" >&2; fail
             fi
-            if command -v openssl >/dev/null 2>&1; then sum=$(openssl dgst -sha256 -r <"$tmp") || fail
-            else sum=$(sha256sum <"$tmp") || fail
-            fi
+            sum=$(%SHA256% <"$tmp") || fail
             if [ "${sum%% *}" != "$sha256" ]; then
               echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
             fi
-            """;
+            """.replace("%SHA256%", dev.provision.modules.spi.ControllerFileDigests.HOST_SHA256_OF_STDIN);
 
     private FileTransfer() {
     }

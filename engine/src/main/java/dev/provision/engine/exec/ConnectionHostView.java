@@ -92,10 +92,9 @@ final class ConnectionHostView implements HostView {
         if (!connection.isController()) {
             // the source's digest on the controller while the host computes its own: the two take as long
             java.util.concurrent.CompletableFuture<String> ours = dev.provision.modules.spi.ControllerFileDigests.inBackground(source);
-            // a large file (a copy's same-size target): OpenSSL's digest, with the CPU's SHA instructions, where the host has it
-            String p = ShellWords.quote(path);
-            ExecResult r = exec(ExecRequest.shell("if command -v openssl >/dev/null 2>&1; then exec openssl dgst -sha256 -r <" + p
-                    + "; else exec sha256sum -- " + p + "; fi"));
+            // a large file (a copy's same-size target): the host's fastest digest
+            ExecResult r = exec(ExecRequest.shell(dev.provision.modules.spi.ControllerFileDigests.HOST_SHA256_OF_STDIN + " <"
+                    + ShellWords.quote(path)));
             ProbeResult sum = new ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText());
             String digest;
             try {

@@ -43,22 +43,19 @@ final class Forecast {
 
     private final Map<String, Entry> paths = new ConcurrentHashMap<>();
     private final Map<List<String>, ProbeResult> probes = new ConcurrentHashMap<>();
-    /** Whether what the commands make is root's (group root); else their owner is a guess. */
+    /** Whether what the commands make is root's (group root); else their owner is a guess, which a run must not read. */
     private final boolean makesAsRoot;
-    /** A run's plan (its changes are applied as planned): a guessed owner must not be read. */
-    private final boolean exact;
 
     /**
      * Check mode's forecast: a file an earlier task would make is forecast root's, as the commands
      * of a run as root make it (for another user, the dry run shows contents rightly, owners not).
      */
     Forecast() {
-        this(true, false);
+        this(true);
     }
 
-    private Forecast(boolean makesAsRoot, boolean exact) {
+    private Forecast(boolean makesAsRoot) {
         this.makesAsRoot = makesAsRoot;
-        this.exact = exact;
     }
 
     /**
@@ -68,7 +65,7 @@ final class Forecast {
      * after a copy would otherwise give the file to root, or fail to).
      */
     static Forecast forRun(boolean runsAsRoot) {
-        return new Forecast(runsAsRoot, true);
+        return new Forecast(runsAsRoot);
     }
 
     /**
@@ -221,7 +218,7 @@ final class Forecast {
     /** The forecast stat of a path: empty when the forecast knows nothing of it. */
     Optional<Optional<FileStat>> stat(String path) {
         Entry e = paths.get(path);
-        if (e != null && e.ownerGuessed() && exact) {
+        if (e != null && e.ownerGuessed()) {
             throw new OwnerUnknown(path);
         }
         return e == null ? Optional.empty() : Optional.of(e.stat());

@@ -26,17 +26,6 @@ final class ReadinessGrid {
      */
     static final List<String> SEVERITY = List.of("none", "skip", "pass", "warn", "unknown", "fail");
 
-    /** Where {@code verdict} stands in {@link #SEVERITY}: 1 (skip) to 5 (fail); 0 is no row. */
-    static int severity(Verdict verdict) {
-        return switch (verdict) {
-            case SKIP -> 1;
-            case PASS -> 2;
-            case WARN -> 3;
-            case UNKNOWN -> 4;
-            case FAIL -> 5;
-        };
-    }
-
     record Cell(Verdict verdict, String measured, String expected, String detail, String task) {
         Cell {
             requireNonNull(verdict, "verdict cannot be null");
@@ -47,7 +36,7 @@ final class ReadinessGrid {
         }
 
         int severity() {
-            return ReadinessGrid.severity(verdict);
+            return SEVERITY.indexOf(verdict.word());
         }
     }
 

@@ -38,6 +38,13 @@ public final class ControllerFileDigests {
             List.of("/usr/bin/openssl", "dgst", "-sha256", "-r"),
             List.of("/usr/bin/sha256sum", "-b"));
     private static final java.util.regex.Pattern HEX = java.util.regex.Pattern.compile("[0-9a-f]{64}");
+    /**
+     * A shell command that prints the SHA-256 of its standard input as {@link #sameDigest} reads it,
+     * on a host: OpenSSL's where the host has it (the CPU's SHA instructions: 256 MiB in 0.2 s), else
+     * {@code sha256sum}'s. For large files only: OpenSSL starts slower than sha256sum.
+     */
+    public static final String HOST_SHA256_OF_STDIN =
+            "if command -v openssl >/dev/null 2>&1; then openssl dgst -sha256 -r; else sha256sum; fi";
 
     private ControllerFileDigests() {
     }
@@ -56,7 +63,7 @@ public final class ControllerFileDigests {
             KNOWN.clear();
         }
         try {
-            return KNOWN.computeIfAbsent(version, v -> hash(v.path()));
+            return KNOWN.computeIfAbsent(version, v -> hash(v.path(), v.size()));
         } catch (UncheckedIOException e) {
             throw new ModuleException("cannot read " + file + ": " + e.getCause().getMessage(), e.getCause());
         }
@@ -113,8 +120,8 @@ public final class ControllerFileDigests {
         return sha256sum.stdout().strip().split("\\s+", 2)[0].equalsIgnoreCase(digest);
     }
 
-    private static String hash(Path file) {
-        if (file.toFile().length() >= NATIVE_FROM) {
+    private static String hash(Path file, long size) {
+        if (size >= NATIVE_FROM) {
             for (List<String> program : NATIVE) {
                 Optional<String> digest = natively(program, file);
                 if (digest.isPresent()) {

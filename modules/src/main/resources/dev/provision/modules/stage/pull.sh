@@ -85,8 +85,7 @@ forward() {
 }
 unpack() {
     r=0
-    # an empty list would mean every member to tar
-    if [ -s "$stage/unpack" ]; then
+    if [ "$take" = yes ]; then
         # what it skips named rather than what it takes: tar matches a list of names to take one by
         # one against every member (100 000 files: minutes of CPU), names to leave out in a hash
         tar -x -i -f - -C "$stage/tmp" --no-recursion --no-wildcards --anchored -X "$stage/skip" 2>"$stage/tar.err"
@@ -165,11 +164,12 @@ if [ "$mode" = peer ]; then
     rc=$?
 else
     rm -f "$stage/next" "$stage/next.open"
-    cp -- "$stage/wanted" "$stage/unpack"
-    # the set's files this node does not take from the stream (the stream may carry the whole set)
+    # the set's files this node does not take from the stream (the stream may carry the whole set);
+    # it takes something when it wants a file or its mode's mark follows the data (feed: read-whole,
+    # chain: source-manifest)
     awk 'FILENAME == ARGV[1] { w[$0] = 1; next } !($0 in w)' "$stage/wanted" "$stage/files" > "$stage/skip"
-    [ "$mode" = feed ] && echo .provision-stage/read-whole >> "$stage/unpack"
-    [ "$mode" = chain ] && echo .provision-stage/source-manifest >> "$stage/unpack"
+    take=no
+    if [ -s "$stage/wanted" ] || [ "$mode" = feed ] || [ "$mode" = chain ]; then take=yes; fi
     [ "$next" = next ] && mkfifo "$stage/next"
     if [ "$reader" = yes ] && [ "$next" = next ]; then
         if wait_next; then
@@ -210,7 +210,7 @@ else
     (cd -- "$stage/tmp" && find . -type f -printf '%P\n') | awk '{ print "got\t" $0 }'
     cp -r -l -f --preserve=all -- "$stage/tmp/." "$dest/"
     [ -s "$stage/tar.err" ] && [ "$reader" = yes ] && head -3 "$stage/tar.err" >&2
-    rm -f "$stage/unpacked" "$stage/unpack" "$stage/skip" "$stage/tar.err"
+    rm -f "$stage/unpacked" "$stage/skip" "$stage/tar.err"
     : > "$stage/rsync.out"
     if [ "$reader" = yes ]; then
         if [ "$mode" = feed ]; then

@@ -13,16 +13,17 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Check rows ({@link CheckResult#rowsOf}) and the fleet step: merges what a {@link FleetCheck} says about
- * each host into that host's result, failing the hosts it names.
+ * Check rows ({@link TaskResult#checks}) and the fleet step: merges what a {@link FleetCheck} says about
+ * each host into that host's result, failing the hosts it names. The step reads each host's measured
+ * values ({@link TaskResult#output}); the rows it returns join the host's table.
  */
 final class FleetRows {
     private FleetRows() {
     }
 
-    /** One line naming the failing checks of a result, e.g. {@code gpu.ecc.volatile: 3 (expected 0)}. */
-    static String failingSummary(Map<String, Object> output) {
-        String failing = CheckResult.rowsOf(output).stream()
+    /** One line naming the failing rows of a check table, e.g. {@code gpu.ecc.volatile: 3 (expected 0)}. */
+    static String failingSummary(List<CheckResult> rows, Map<String, Object> output) {
+        String failing = rows.stream()
                 .filter(r -> r.verdict() == Verdict.FAIL)
                 .map(r -> r.check() + ": " + r.measured() + " (expected " + r.expected() + ")"
                         + (r.detail().isEmpty() ? "" : " " + r.detail()))
@@ -44,12 +45,12 @@ final class FleetRows {
         return merge(byHost, findings, ignoreErrors);
     }
 
-    /** The results a step across hosts reads: those of hosts that planned (not skipped, not unreachable). */
+    /** The measured values a step across hosts reads: those of hosts that planned (not skipped, not unreachable). */
     static Map<String, Map<String, Object>> outputs(Map<String, TaskResult> byHost) {
         Map<String, Map<String, Object>> outputs = new LinkedHashMap<>();
         byHost.forEach((host, r) -> {
             if ((r.status() == TaskStatus.OK || r.status() == TaskStatus.FAILED || r.status() == TaskStatus.CHANGED
-                    || r.status() == TaskStatus.IGNORED) && !r.output().isEmpty()) {
+                    || r.status() == TaskStatus.IGNORED) && !r.reported().isEmpty()) {
                 outputs.put(host, r.output());
             }
         });
@@ -67,16 +68,12 @@ final class FleetRows {
             }
             Map<String, Object> output = new LinkedHashMap<>(r.output());
             output.putAll(found.values());
-            List<CheckResult> all = new ArrayList<>(CheckResult.rowsOf(output));
+            List<CheckResult> all = new ArrayList<>(r.checks());
             all.addAll(found.rows());
-            output.put(CheckResult.RESULT_KEY, CheckResult.toMaps(all));
             boolean fails = found.rows().stream().anyMatch(row -> row.verdict() == Verdict.FAIL);
             TaskStatus status = !fails ? r.status() : ignoreErrors ? TaskStatus.IGNORED : TaskStatus.FAILED;
-            if (fails) {
-                output.put("failed", true);
-            }
-            String message = fails ? failingSummary(output) : r.message();
-            updated.put(host, r.toBuilder().status(status).message(message).output(output).build());
+            String message = fails ? failingSummary(all, output) : r.message();
+            updated.put(host, r.toBuilder().status(status).message(message).output(output).checks(all).build());
         });
         return updated;
     }

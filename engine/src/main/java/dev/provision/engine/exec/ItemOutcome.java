@@ -62,17 +62,18 @@ final class ItemOutcome {
             }
         }
         RunTimeOutput.leaveOutUnresolved(output);
-        if (Boolean.TRUE.equals(output.get("failed")) && status != TaskStatus.FAILED) {
-            // a read-only check that found a fault: the plan is empty, the verdict is in the result
+        if (plan.checks().stream().anyMatch(row -> row.verdict() == dev.provision.modules.spi.Verdict.FAIL)
+                && status != TaskStatus.FAILED) {
+            // a read-only check that found a fault: the plan is empty, the verdict is in its rows
             status = TaskStatus.FAILED;
-            message = FleetRows.failingSummary(output);
+            message = FleetRows.failingSummary(plan.checks(), output);
         }
         if (output.get("msg") instanceof Object msg && message.isEmpty()) {
             message = String.valueOf(msg);
         }
         TaskResult result = TaskResult.builder(host.name(), status).changes(plan.changes()).message(message).itemLabel(label)
                 .forecast(check && !plan.isEmpty())
-                .conditional(check && (handler || step.holdsRunTimeOutput(params))).hidden(task.noLog()).output(output).build();
+                .conditional(check && (handler || step.holdsRunTimeOutput(params))).hidden(task.noLog()).output(output).checks(plan.checks()).build();
         if (status != TaskStatus.FAILED || task.failedWhen().isPresent()) {
             Map<String, Object> withResult = withRegistered(task, vars, result);
             if (task.changedWhen().isPresent() && status != TaskStatus.FAILED) {
@@ -107,7 +108,7 @@ final class ItemOutcome {
         m.put("stderr", "");
         m.put("stdout_lines", List.of());
         m.put("stderr_lines", List.of());
-        m.putAll(r.output());
+        m.putAll(r.reported());
         m.put("changed", r.status() == TaskStatus.CHANGED);
         m.put("failed", r.status() == TaskStatus.FAILED || r.status() == TaskStatus.IGNORED);
         m.put("skipped", r.status() == TaskStatus.SKIPPED);

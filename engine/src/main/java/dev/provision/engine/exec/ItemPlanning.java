@@ -125,7 +125,7 @@ final class ItemPlanning {
             changes.add(new Change(change.summary() + " (in the background, at most " + seconds + " s)", change.diffs(),
                     commands, change.sensitive()));
         }
-        return new Plan(changes, plan.reason(), plan.facts(), plan.result(), plan.afterwards());
+        return new Plan(changes, plan.reason(), plan.facts(), plan.result(), plan.afterwards(), plan.checks());
     }
 
     /** The lost connection behind a module's failure, when that is what it was (a probe's transport broke). */

@@ -80,14 +80,14 @@ public final class HumanOutput implements RunListener {
         boolean showMessage = switch (r.status()) {
             case FAILED, UNREACHABLE, IGNORED -> true;
             // debug's msg or var; a command's rc/stdout and a check's table only at -v
-            case OK -> isDebugOutput(r.output()) || verbosity >= 1;
+            case OK -> isDebugOutput(r) || verbosity >= 1;
             case SKIPPED -> verbosity >= 1;
             default -> false;
         };
         if (showMessage && !message.isEmpty()) {
             sb.append(" => ").append(message);
         }
-        if (verbosity >= 2 && !r.hidden() && !r.output().isEmpty() && !r.output().containsKey(CheckResult.RESULT_KEY)) {
+        if (verbosity >= 2 && !r.hidden() && !r.output().isEmpty() && r.checks().isEmpty()) {
             sb.append(" => ").append(r.output());
         }
         if (r.conditional()) {
@@ -113,13 +113,13 @@ public final class HumanOutput implements RunListener {
         }
     }
 
-    private static boolean isDebugOutput(Map<String, Object> output) {
-        return !output.isEmpty() && !output.containsKey("rc") && !output.containsKey(CheckResult.RESULT_KEY);
+    private static boolean isDebugOutput(TaskResult r) {
+        return !r.output().isEmpty() && !r.output().containsKey("rc") && r.checks().isEmpty();
     }
 
     /** Readiness checks: one table per host (check, measured, expected, verdict). */
     private void printChecks(TaskResult r) {
-        List<CheckResult> rows = r.hidden() ? List.of() : CheckResult.rowsOf(r.output());
+        List<CheckResult> rows = r.hidden() ? List.of() : r.checks();
         if (rows.isEmpty()) {
             return;
         }

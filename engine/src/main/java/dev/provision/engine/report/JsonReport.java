@@ -166,8 +166,8 @@ public final class JsonReport implements RunListener {
             changes.add(cm);
         }
         m.put("changes", changes);
-        if (!r.hidden() && !r.output().isEmpty()) {
-            m.put("output", r.output());
+        if (!r.hidden() && !r.reported().isEmpty()) {
+            m.put("output", r.reported());
         }
         m.put("duration_ms", r.duration().toMillis());
         if (r.items().isEmpty() || r.itemLabel().isEmpty()) {

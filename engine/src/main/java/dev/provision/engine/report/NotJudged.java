@@ -33,7 +33,7 @@ public final class NotJudged implements RunListener {
     public void hostResult(TaskResult result) {
         List<TaskResult> parts = result.items().isEmpty() ? List.of(result) : result.items();
         for (TaskResult part : parts) {
-            for (CheckResult row : CheckResult.rowsOf(part.output())) {
+            for (CheckResult row : part.checks()) {
                 if (row.verdict() == Verdict.UNKNOWN) {
                     checks.computeIfAbsent(result.host(), h -> new LinkedHashSet<>()).add(result.hidden() ? HIDDEN : row.check());
                 }

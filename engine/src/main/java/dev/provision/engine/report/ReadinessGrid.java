@@ -85,7 +85,7 @@ final class ReadinessGrid {
         if (r.hidden()) {
             return; // no_log: nothing of it may be written
         }
-        List<CheckResult> rows = CheckResult.rowsOf(r.output());
+        List<CheckResult> rows = r.checks();
         for (CheckResult row : rows) {
             String check = row.check();
             if (check.isEmpty()) {

@@ -3,6 +3,8 @@ package dev.provision.engine.report;
 import static java.util.Objects.requireNonNull;
 
 import dev.provision.modules.spi.Change;
+import dev.provision.modules.spi.CheckResult;
+import dev.provision.modules.spi.Verdict;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,10 +22,15 @@ import java.util.Map;
  * @param output extra values the module returned ({@code debug}'s msg, a command's rc/stdout)
  * @param duration how long the task took on this host
  * @param roundTrips the exchanges with the host it took (commands run, files written or read)
+ * @param checks a check task's table (its own rows, then those of the fleet step)
  */
 public record TaskResult(String host, TaskStatus status, List<Change> changes, String message,
                          List<TaskResult> items, String itemLabel, boolean forecast, boolean conditional,
-                         boolean hidden, Map<String, Object> output, Duration duration, int roundTrips) {
+                         boolean hidden, Map<String, Object> output, Duration duration, int roundTrips,
+                         List<CheckResult> checks) {
+    /** The key under which {@link #reported} shows the check table, as {@link CheckResult#toMap} rows. */
+    public static final String CHECKS_KEY = "checks";
+
     public TaskResult {
         requireNonNull(host, "host cannot be null");
         requireNonNull(status, "status cannot be null");
@@ -33,6 +40,33 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
         requireNonNull(itemLabel, "itemLabel cannot be null");
         output = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(output));
         requireNonNull(duration, "duration cannot be null");
+        checks = List.copyOf(checks);
+    }
+
+    public TaskResult(String host, TaskStatus status, List<Change> changes, String message, List<TaskResult> items,
+                      String itemLabel, boolean forecast, boolean conditional, boolean hidden, Map<String, Object> output,
+                      Duration duration, int roundTrips) {
+        this(host, status, changes, message, items, itemLabel, forecast, conditional, hidden, output, duration, roundTrips,
+                List.of());
+    }
+
+    /** Whether a row of the check table failed. */
+    public boolean failedCheck() {
+        return checks.stream().anyMatch(r -> r.verdict() == Verdict.FAIL);
+    }
+
+    /**
+     * The output as {@code register} and the JSON report show it: the module's values, then a check
+     * task's table ({@value #CHECKS_KEY}) and whether a row of it failed ({@code failed}).
+     */
+    public Map<String, Object> reported() {
+        if (checks.isEmpty()) {
+            return output;
+        }
+        Map<String, Object> m = new java.util.LinkedHashMap<>(output);
+        m.put(CHECKS_KEY, CheckResult.toMaps(checks));
+        m.put("failed", failedCheck());
+        return java.util.Collections.unmodifiableMap(m);
     }
 
     public static TaskResult simple(String host, TaskStatus status, String message) {
@@ -57,6 +91,7 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
         b.output = output;
         b.duration = duration;
         b.roundTrips = roundTrips;
+        b.checks = checks;
         return b;
     }
 
@@ -94,6 +129,7 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
         private Map<String, Object> output = Map.of();
         private Duration duration = Duration.ZERO;
         private int roundTrips;
+        private List<CheckResult> checks = List.of();
 
         private Builder(String host, TaskStatus status) {
             this.host = host;
@@ -158,9 +194,15 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
             return this;
         }
 
+        /** A check task's table. */
+        public Builder checks(List<CheckResult> value) {
+            this.checks = value;
+            return this;
+        }
+
         public TaskResult build() {
             return new TaskResult(host, status, changes, message, items, itemLabel, forecast, conditional, hidden, output,
-                    duration, roundTrips);
+                    duration, roundTrips, checks);
         }
     }
 }

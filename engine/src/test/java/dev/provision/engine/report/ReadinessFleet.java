@@ -106,10 +106,7 @@ final class ReadinessFleet {
 
     static TaskResult result(String host, List<Map<String, Object>> rows, Map<String, Object> measured) {
         boolean failed = rows.stream().anyMatch(r -> r.get("verdict").equals("fail"));
-        Map<String, Object> output = new LinkedHashMap<>(measured);
-        output.put("checks", rows);
-        output.put("failed", failed);
         return new TaskResult(host, failed ? TaskStatus.IGNORED : TaskStatus.OK, List.of(), "", List.of(), "", false, false, false,
-                output, Duration.ofMillis(5), 0);
+                measured, Duration.ofMillis(5), 0, rows.stream().map(dev.provision.modules.spi.CheckResult::fromMap).toList());
     }
 }

@@ -12,17 +12,11 @@ import java.util.stream.Collectors;
 
 /**
  * Collects the rows of one check task and turns them into its {@link Plan}: converged (checks
- * change nothing) unless a change is added, with the reason a one-line summary and the
- * {@code result} holding {@value #CHECKS} (the rows as maps), {@value #FAILED} (true when any row
- * failed) and whatever measured values the module adds with {@link #measured}. Not thread-safe;
- * one per {@code plan} call.
+ * change nothing) unless a change is added, with the reason a one-line summary, the rows as the
+ * plan's {@link Plan#checks} (a failing row fails the task) and the {@code result} holding the
+ * measured values the module adds with {@link #measured}. Not thread-safe; one per {@code plan} call.
  */
 public final class CheckReport {
-    /** Result key of the list of rows, each {@link CheckResult#toMap()}. */
-    public static final String CHECKS = CheckResult.RESULT_KEY;
-    /** Result key that is true when any row failed; the engine fails the task then. */
-    public static final String FAILED = "failed";
-
     private final String module;
     private final List<CheckResult> rows = new ArrayList<>();
     private final Map<String, Object> measured = new LinkedHashMap<>();
@@ -94,10 +88,6 @@ public final class CheckReport {
     }
 
     public Plan plan() {
-        Map<String, Object> result = new LinkedHashMap<>(measured);
-        result.put(CHECKS, rows.stream().map(CheckResult::toMap).toList());
-        result.put(FAILED, failed());
-        String summary = summary();
-        return new Plan(changes, summary, Map.of(), result);
+        return new Plan(changes, summary(), Map.of(), measured).withChecks(rows);
     }
 }

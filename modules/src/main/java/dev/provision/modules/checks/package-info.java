@@ -7,12 +7,12 @@
  * <p>Each check module probes the host read-only, hands the output to a pure parser (one per tool:
  * {@code NvidiaSmiCsv}, {@code NvidiaSmiQuery}, {@code NcclTestsOutput}, {@code IbStatus},
  * {@code ChronyTracking}, {@code KernelXid}, {@code NvlinkStatus}, {@code DfOutput}, {@code DdOutput}, {@code DcgmDiagOutput}, ...) and returns a converged {@link dev.provision.modules.spi.Plan} whose
- * {@code result} holds the table ({@link CheckReport#CHECKS}: one {@link CheckResult#toMap()} per
+ * {@link dev.provision.modules.spi.Plan#checks checks} are the table (one {@link CheckResult} per
  * row; each row's verdict is one of {@link dev.provision.modules.spi.Verdict}'s PASS, WARN, FAIL,
  * UNKNOWN (could not run or judge) and SKIP (does not apply), a WARN or FAIL saying what to do
- * next), {@code failed: true} when any row failed, and the measured values the engine compares
- * across the fleet. Checks do not throw on a failed verdict: the engine needs the table of a
- * failing host too, and fails the task itself when {@code result.failed} is true. The checks
+ * next) and whose {@code result} holds the measured values the engine compares across the fleet.
+ * Checks do not throw on a failed verdict: the engine needs the table of a failing host too, and
+ * fails the task itself when a row failed. The checks
  * that write ({@code storage} with {@code write_marker}, {@code checkpoint_storage} with
  * {@code write_test}) say so in their change summary ({@code check write: ...}) and leave the
  * reading back to a later task.

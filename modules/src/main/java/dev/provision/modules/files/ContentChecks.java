@@ -47,7 +47,7 @@ final class ContentChecks {
             Change checked = new Change(change.summary(), change.diffs(), commands, change.sensitive());
             changes.add(checked);
         }
-        return new Plan(changes, plan.reason(), plan.facts(), plan.result(), plan.afterwards());
+        return new Plan(changes, plan.reason(), plan.facts(), plan.result(), plan.afterwards(), plan.checks());
     }
 
     private static List<String> validator(Params params) throws ModuleException {

@@ -15,13 +15,6 @@ import java.util.Map;
  * @param detail a short explanation, empty when the row speaks for itself
  */
 public record CheckResult(String check, String measured, String expected, Verdict verdict, String detail) {
-    /**
-     * The key of a check task's {@link Plan#result()} that holds its table: a list of
-     * {@link #toMap()} rows. The engine reads the table back with {@link #rowsOf} for its output,
-     * the JSON report, the readiness page and the fleet step.
-     */
-    public static final String RESULT_KEY = "checks";
-
     public CheckResult {
         requireNonNull(check, "check cannot be null");
         requireNonNull(measured, "measured cannot be null");
@@ -71,30 +64,13 @@ public record CheckResult(String check, String measured, String expected, Verdic
         return map;
     }
 
-    /** The rows of a check task's result ({@link #RESULT_KEY}); none when it has no table. */
-    public static java.util.List<CheckResult> rowsOf(Map<String, ?> result) {
-        java.util.List<CheckResult> rows = new java.util.ArrayList<>();
-        if (result.get(RESULT_KEY) instanceof java.util.List<?> list) {
-            for (Object o : list) {
-                if (o instanceof CheckResult row) {
-                    rows.add(row);
-                } else if (o instanceof Map<?, ?> m) {
-                    rows.add(fromMap(m));
-                } else {
-                    throw new IllegalArgumentException("a check row is a mapping, not " + o);
-                }
-            }
-        }
-        return rows;
-    }
-
-    /** {@code rows} in a result's shape: the value of {@link #RESULT_KEY}. */
+    /** {@code rows} as plain data, as {@code register} and the JSON report show a check table. */
     public static java.util.List<Map<String, Object>> toMaps(java.util.List<CheckResult> rows) {
         return rows.stream().map(CheckResult::toMap).toList();
     }
 
     /**
-     * Reads a row back from {@link #toMap()}'s shape (for the engine's table and fleet steps).
+     * Reads a row back from {@link #toMap()}'s shape (a saved report's table).
      *
      * @throws IllegalArgumentException when a key is missing or the verdict is unknown
      */

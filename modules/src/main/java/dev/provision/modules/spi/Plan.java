@@ -20,19 +20,22 @@ import java.util.Map;
  *     The engine's dry run remembers them, so that a later task of the same run probes the state
  *     this plan makes, as it would when the run applies it (files are remembered from the commands).
  *     Only for probes whose answer this plan alone decides; a module reads its own probes back.
+ * @param checks a check task's table, one row per thing it judged; a row that fails fails the task
+ *     (the engine's verdict, shown, reported and compared across the fleet as these typed rows)
  */
 public record Plan(List<Change> changes, String reason, Map<String, Object> facts, Map<String, Object> result,
-                   Map<List<String>, ProbeResult> afterwards) {
+                   Map<List<String>, ProbeResult> afterwards, List<CheckResult> checks) {
     public Plan {
         changes = List.copyOf(changes);
         requireNonNull(reason, "reason cannot be null");
         facts = Map.copyOf(facts);
         result = Map.copyOf(result);
         afterwards = Map.copyOf(afterwards);
+        checks = List.copyOf(checks);
     }
 
     public Plan(List<Change> changes, String reason, Map<String, Object> facts, Map<String, Object> result) {
-        this(changes, reason, facts, result, Map.of());
+        this(changes, reason, facts, result, Map.of(), List.of());
     }
 
     /** Nothing to do, and why. */
@@ -53,17 +56,22 @@ public record Plan(List<Change> changes, String reason, Map<String, Object> fact
     }
 
     public Plan withFacts(Map<String, Object> facts) {
-        return new Plan(changes, reason, facts, result, afterwards);
+        return new Plan(changes, reason, facts, result, afterwards, checks);
     }
 
     public Plan withResult(Map<String, Object> result) {
-        return new Plan(changes, reason, facts, result, afterwards);
+        return new Plan(changes, reason, facts, result, afterwards, checks);
+    }
+
+    /** This plan with {@code rows} as its check table. */
+    public Plan withChecks(List<CheckResult> rows) {
+        return new Plan(changes, reason, facts, result, afterwards, rows);
     }
 
     /** This plan, adding that {@code probe} answers {@code answer} once it is applied (see {@link #afterwards}). */
     public Plan withProbeAfterwards(List<String> probe, ProbeResult answer) {
         Map<List<String>, ProbeResult> more = new java.util.LinkedHashMap<>(afterwards);
         more.put(List.copyOf(probe), answer);
-        return new Plan(changes, reason, facts, result, more);
+        return new Plan(changes, reason, facts, result, more, checks);
     }
 }

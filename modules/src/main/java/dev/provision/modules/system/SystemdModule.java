@@ -107,7 +107,7 @@ public final class SystemdModule implements TaskModule {
             changes.add(dev.provision.modules.spi.Change.of("re-execute the systemd manager (daemon_reexec)",
                     dev.provision.modules.spi.Command.Exec.of("systemctl", "daemon-reexec")));
             changes.addAll(plan.changes());
-            plan = new Plan(changes, "", plan.facts(), plan.result(), plan.afterwards());
+            plan = new Plan(changes, "", plan.facts(), plan.result(), plan.afterwards(), plan.checks());
         }
         return plan;
     }

@@ -2,9 +2,12 @@ package dev.provision.modules.checks;
 
 import dev.provision.modules.spi.CheckResult;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.Verdict;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -12,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class CheckReportTest {
 
     @Test
-    void planCarriesTheTableTheFailedFlagAndMeasuredValues() {
+    void planCarriesTheTypedTableAndTheMeasuredValues() {
         Plan plan = new CheckReport("gpu")
                 .add(CheckResult.pass("gpu.count", "8", "8"))
                 .add(CheckResult.fail("gpu.ecc_volatile_uncorrected", "3", "0", "GPU 2: 3"))
@@ -20,10 +23,12 @@ class CheckReportTest {
                 .measured("gpu_count", 8L)
                 .plan();
         assertEquals("gpu: 1 passed, 1 failed, 1 skipped: gpu.ecc_volatile_uncorrected (GPU 2: 3)", plan.reason());
-        assertEquals(true, plan.result().get(CheckReport.FAILED));
-        assertEquals(8L, plan.result().get("gpu_count"));
+        assertTrue(new CheckReport("gpu").add(CheckResult.fail("gpu.count", "7", "8", "one missing")).failed());
+        assertEquals(Map.of("gpu_count", 8L), plan.result(), "the result holds the measured values only");
+        assertEquals(List.of(CheckResult.pass("gpu.count", "8", "8"), CheckResult.fail("gpu.ecc_volatile_uncorrected", "3", "0", "GPU 2: 3"),
+                CheckResult.skip("gpu.retired_pages_pending", "not reported by the driver")), plan.checks());
         assertEquals(Map.of("check", "gpu.count", "measured", "8", "expected", "8", "verdict", "pass", "detail", ""),
-                ((List<?>) plan.result().get(CheckReport.CHECKS)).get(0));
+                plan.checks().get(0).toMap());
     }
 
     @Test
@@ -35,8 +40,10 @@ class CheckReportTest {
 
     @Test
     void passingReportIsNotFailed() {
-        Plan plan = new CheckReport("clock").add(CheckResult.pass("clock.chronyd", "running", "running")).plan();
-        assertEquals(false, plan.result().get(CheckReport.FAILED));
+        CheckReport report = new CheckReport("clock").add(CheckResult.pass("clock.chronyd", "running", "running"));
+        Plan plan = report.plan();
+        assertFalse(report.failed());
+        assertEquals(Verdict.PASS, plan.checks().get(0).verdict());
         assertEquals("clock: 1 passed", plan.reason());
     }
 }

@@ -2,7 +2,6 @@ package dev.provision.modules.checks;
 
 import dev.provision.modules.spi.Verdict;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.modules.spi.Plan;
@@ -50,15 +49,12 @@ final class ChecksFixtures {
         return load(name).output();
     }
 
-    /** The plan's rows keyed by check name. */
-    @SuppressWarnings("unchecked")
+    /** The plan's rows keyed by check name, each as {@link dev.provision.modules.spi.CheckResult#toMap}. */
     static Map<String, Map<String, Object>> rows(Plan plan) {
-        Object checks = plan.result().get(CheckReport.CHECKS);
-        assertInstanceOf(List.class, checks, "result has no checks list: " + plan.result());
+        assertTrue(!plan.checks().isEmpty(), () -> "plan has no check rows: " + plan);
         Map<String, Map<String, Object>> rows = new LinkedHashMap<>();
-        for (Object row : (List<Object>) checks) {
-            Map<String, Object> map = (Map<String, Object>) row;
-            rows.put((String) map.get("check"), map);
+        for (dev.provision.modules.spi.CheckResult row : plan.checks()) {
+            rows.put(row.check(), row.toMap());
         }
         return rows;
     }
@@ -84,6 +80,6 @@ final class ChecksFixtures {
     }
 
     static boolean failed(Plan plan) {
-        return Boolean.TRUE.equals(plan.result().get(CheckReport.FAILED));
+        return plan.checks().stream().anyMatch(row -> row.verdict() == Verdict.FAIL);
     }
 }

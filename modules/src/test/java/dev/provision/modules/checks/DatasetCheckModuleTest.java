@@ -42,24 +42,24 @@ class DatasetCheckModuleTest {
     @Test
     void aSetAsVerifiedPassesAndOneWhoseFileChangedFailsNamingIt() throws Exception {
         Plan ok = plan(survey("file\t6\t644\t1796218580.25\tc.bin", "file\t6\t644\t1796218580.5\tsub/a b.txt"), Map.of());
-        List<CheckResult> rows = CheckResult.rowsOf(ok.result());
+        List<CheckResult> rows = ok.checks();
         assertEquals(Verdict.PASS, rows.get(0).verdict(), rows.toString());
         assertEquals(64, String.valueOf(ok.result().get("dataset_root")).length());
 
         Plan changed = plan(survey("file\t7\t644\t1796218590.0\tc.bin", "file\t6\t644\t1796218580.5\tsub/a b.txt"), Map.of());
-        CheckResult row = CheckResult.rowsOf(changed.result()).get(0);
+        CheckResult row = changed.checks().get(0);
         assertEquals(Verdict.FAIL, row.verdict());
         assertTrue(row.detail().contains("c.bin") && row.detail().contains("stage again"), row.detail());
 
         Plan wrong = plan(survey("file\t6\t644\t1796218580.25\tc.bin", "file\t6\t644\t1796218580.5\tsub/a b.txt"),
                 Map.of("expected_root_hash", "0".repeat(64)));
-        assertEquals(Verdict.FAIL, CheckResult.rowsOf(wrong.result()).get(1).verdict());
+        assertEquals(Verdict.FAIL, wrong.checks().get(1).verdict());
     }
 
     @Test
     void aNodeWithNothingStagedFailsSayingHowToStageIt() throws Exception {
         Plan none = plan("space\t1000000\t1000\t2000\n", Map.of());
-        CheckResult row = CheckResult.rowsOf(none.result()).get(0);
+        CheckResult row = none.checks().get(0);
         assertEquals(Verdict.FAIL, row.verdict());
         assertTrue(row.detail().contains("playbooks/stage.yml"), row.detail());
     }

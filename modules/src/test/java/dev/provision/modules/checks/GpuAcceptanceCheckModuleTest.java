@@ -141,7 +141,7 @@ class GpuAcceptanceCheckModuleTest {
         Plan stranger = module.plan(module.params().validate(Args.of("baseline", "acceptance.json")),
                 withBaseline(load("h200-1gpu/gpu-acceptance.txt").output(), "node07"));
         assertVerdict(stranger, "gpu_acceptance.baseline", Verdict.WARN);
-        assertTrue(stranger.result().toString().contains("has no figures of this node"), stranger.result().toString());
+        assertTrue(stranger.checks().toString().contains("has no figures of this node"), stranger.checks().toString());
     }
 
     @Test

@@ -41,7 +41,7 @@ listing=$stage/manifest
 case $mode in source|chain-source|feed) reader=yes ;; *) reader=no ;; esac
 cut -f5 "$listing" > "$stage/files"
 rm -rf "$stage/tmp" "$stage/rsync.out" "$stage/source-manifest" "$stage/send" "$stage/expect" "$stage/bad" "$stage/missing" \
-    "$stage/changed" "$stage/chunks" "$stage/spool"
+    "$stage/changed" "$stage/chunks" "$stage/spool" "$stage/streamed" "$stage/streamed.ok" "$stage/landed" "$stage/tar.rc"
 mkdir "$stage/tmp"
 touch "$stage/verified"
 # A peer that stops answering is given up within 3 × 5 s (a hung node must not stall the nodes after it).
@@ -83,13 +83,24 @@ forward() {
     if [ "$next" = next ] && wait_next; then exec tee -p -- "$stage/next"; fi
     exec cat
 }
+# OpenSSL's digest where the node has it: it uses the CPU's SHA instructions (~3x sha256sum's speed,
+# which every node spends on the whole set). Both print HASH, two characters, then the name; every
+# name starts ./ (never an option).
+if command -v openssl >/dev/null 2>&1; then hasher='openssl dgst -sha256 -r'; else hasher='sha256sum'; fi
 unpack() {
     r=0
     if [ "$take" = yes ]; then
         # what it skips named rather than what it takes: tar matches a list of names to take one by
-        # one against every member (100 000 files: minutes of CPU), names to leave out in a hash
-        tar -x -i -f - -C "$stage/tmp" --no-recursion --no-wildcards --anchored -X "$stage/skip" 2>"$stage/tar.err"
-        r=$?
+        # one against every member (100 000 files: minutes of CPU), names to leave out in a hash.
+        # -v names each member as tar starts it, so the one before it is whole: it is hashed then,
+        # while the stream goes on (the verification below reads these sums instead of hashing the
+        # set after it arrived, which held every node of a chain ~2 s past the stream's end)
+        { tar -x -v --quoting-style=literal -i -f - -C "$stage/tmp" --no-recursion --no-wildcards --anchored \
+              -X "$stage/skip" 2>"$stage/tar.err"; echo $? > "$stage/tar.rc"; } \
+            | awk 'index($0, ".provision-stage/") != 1 { if (n++) { print "./" prev; fflush() } prev = $0 }
+                   END { if (n) print "./" prev }' \
+            | (cd -- "$stage/tmp" && exec xargs -d '\n' -r -n 64 $hasher) > "$stage/streamed" 2>/dev/null
+        r=$(cat "$stage/tar.rc" 2>/dev/null || echo 1)
     fi
     cat >/dev/null   # the rest of the stream, which the next node still needs
     return $r
@@ -207,7 +218,12 @@ else
     done < "$stage/recheck"
     # the files in full on disk before any takes its final name; then each linked into place
     sync -f "$stage/tmp"
-    (cd -- "$stage/tmp" && find . -type f -printf '%P\n') | awk '{ print "got\t" $0 }'
+    (cd -- "$stage/tmp" && find . -type f -printf '%P\n') > "$stage/landed"
+    awk '{ print "got\t" $0 }' "$stage/landed"
+    # the sums taken while the stream arrived, of the files that landed (and are linked into place) only
+    awk 'FILENAME == ARGV[1] { ok["./" $0] = 1; next } (substr($0, 67) in ok)' "$stage/landed" "$stage/streamed" \
+        > "$stage/streamed.ok" 2>/dev/null
+    rm -f "$stage/landed" "$stage/streamed" "$stage/tar.rc"
     cp -r -l -f --preserve=all -- "$stage/tmp/." "$dest/"
     [ -s "$stage/tar.err" ] && [ "$reader" = yes ] && head -3 "$stage/tar.err" >&2
     rm -f "$stage/unpacked" "$stage/skip" "$stage/tar.err"
@@ -259,22 +275,21 @@ fi
 # not hashed again; everything else is.
 held
 rm -f "$stage/tohash"
+touch "$stage/streamed.ok"
 awk -F'\t' -v stage="$stage" '
     FILENAME == ARGV[1] { m = $4; sub(/\..*/, "", m); have[$1] = $2 "\t" $3 "\t" m; next }
     FILENAME == ARGV[2] { recorded[$0] = 1; next }
+    FILENAME == ARGV[3] { streamed[substr($0, 69)] = 1; next }
     { if (have[$5] != $2 "\t" $3 "\t" $4) print "missing\t" $5
-      else if (!($0 in recorded)) print $5 > (stage "/tohash") }' "$stage/have" "$stage/verified" "$stage/expect" > "$stage/missing"
+      else if (!($0 in recorded) && !($5 in streamed)) print $5 > (stage "/tohash") }' \
+    "$stage/have" "$stage/verified" "$stage/streamed.ok" "$stage/expect" > "$stage/missing"
 rm -rf "$stage/sums"
 mkdir "$stage/sums"
-# OpenSSL's digest where the node has it: it uses the CPU's SHA instructions (~3x sha256sum's speed,
-# which every node of a chain spends on the whole set at its end). Both print HASH, two characters,
-# then the name; every name starts ./ (never an option).
-if command -v openssl >/dev/null 2>&1; then hasher='openssl dgst -sha256 -r'; else hasher='sha256sum'; fi
 if [ -f "$stage/tohash" ]; then
     (cd -- "$dest" && sed 's|^|./|' "$stage/tohash" | tr '\n' '\0' | \
         xargs -0 -r -P "$jobs" -n 256 sh -c "$hasher"' "$@" >> "$0/$$"' "$stage/sums")
 fi
-cat "$stage"/sums/* </dev/null > "$stage/hashed" 2>/dev/null || true
+cat "$stage/streamed.ok" "$stage"/sums/* </dev/null > "$stage/hashed" 2>/dev/null || true
 # the manifest filled in ('-': what the reader hashed) and the files whose hash is not the manifest's
 : > "$stage/bad"
 awk -F'\t' -v bad="$stage/bad" 'FILENAME == ARGV[1] { sums[substr($0, 69)] = substr($0, 1, 64); next }
@@ -288,7 +303,7 @@ awk -F'\t' '$1 == "-" { print "missing\t" $5 }' "$stage/expect" >> "$stage/missi
 cut -f2 "$stage/bad" | while IFS= read -r p; do rm -f -- "$dest/$p"; done
 if [ -s "$stage/missing" ] || [ -s "$stage/bad" ]; then
     cat "$stage/missing" "$stage/bad"
-    rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/expect"
+    rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/expect" "$stage/streamed.ok"
     exit 5
 fi
 cp -- "$stage/expect" "$stage/verified.tmp"
@@ -302,7 +317,7 @@ if [ "$next" = open ]; then
     exec 3>&-
 fi
 rm -rf "$stage/sums" "$stage/tohash" "$stage/hashed" "$stage/have" "$stage/files" "$stage/rsync.out" "$stage/missing" "$stage/bad" \
-    "$stage/tmp" "$stage/expect" "$stage/send" "$stage/source-manifest" "$stage/wanted" "$stage/vouched" "$stage/recheck" \
+    "$stage/streamed.ok" "$stage/tmp" "$stage/expect" "$stage/send" "$stage/source-manifest" "$stage/wanted" "$stage/vouched" "$stage/recheck" \
     "$stage/read.rc" "$stage/read.err" "$stage/changed" "$stage/chunks" "$stage/spool"
 awk -F'\t' '{ n++; b += $2 } END { printf "verified\t%d\t%.0f\t", n, b }' "$stage/verified"
 sha256sum < "$stage/verified" | cut -c1-64

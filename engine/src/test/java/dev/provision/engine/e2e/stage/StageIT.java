@@ -281,13 +281,72 @@ class StageIT {
     }
 
     /**
+     * The source on the controller only, the controller killed while it feeds the chain's first node:
+     * no node holds a file under its final name that is not the source's, and the next run fetches
+     * exactly what each lacks (from the controller again).
+     */
+    @Test
+    @Order(7)
+    void aChainFedByTheControllerThatIsKilledMidStreamLeavesNoPartialFileAndTheNextRunCompletesIt() throws Exception {
+        Path onController = Files.createTempDirectory("provision-stage-it-");
+        try {
+            Path src = onController.resolve("set");
+            TestCluster.command(List.of("cp", "-a", SOURCE.toString(), src.toString()), Map.of(), java.time.Duration.ofMinutes(1))
+                    .expectSuccess("copy of the source on the controller");
+            List<String> vars = List.of("-e", "source_on=controller", "-e", "source=" + src, "-e", "dest=" + DEST);
+            for (int k = 1; k <= cluster.size(); k++) {
+                cluster.exec(k, "rm", "-rf", DEST);
+                cluster.slowLink(k, "8mbit"); // node01's too: the controller's stream into it takes about 4 s
+            }
+            Path log = WORK.resolve("killed-controller-feed.txt");
+            List<String> killed = new ArrayList<>(vars);
+            killed.add(PLAYBOOK.toString());
+            Process run = Provision.start(args(killed.toArray(String[]::new)), ProcessBuilder.Redirect.to(log.toFile()));
+            try {
+                String unpacking = "test -n \"$(find " + DEST + "/.provision-stage/tmp -type f 2>/dev/null | head -1)\"";
+                for (int i = 0; i < 600 && cluster.inNode(cluster.size(), unpacking).exitCode() != 0; i++) {
+                    Thread.sleep(100); // until the last node of the chain unpacks its first file
+                }
+                Thread.sleep(700);
+            } finally {
+                run.descendants().forEach(ProcessHandle::destroyForcibly);
+                run.destroyForcibly();
+                run.waitFor();
+            }
+            System.out.println("killed while feeding the chain:\n" + Files.readString(log));
+            for (int i = 0; i < 150 && TestCluster.command(List.of("pgrep", "-f", "provision-stage/next"), Map.of(),
+                    java.time.Duration.ofSeconds(10)).exitCode() == 0; i++) {
+                Thread.sleep(200); // what the dead controller started may still run
+            }
+            int partial = nodesLackingFilesNoneForeign();
+            assertTrue(partial > 0, "the controller was killed before the nodes held the set");
+            for (int k = 1; k <= cluster.size(); k++) {
+                cluster.healLink(k);
+            }
+            Provision.Result check = stageWith(vars, "--check");
+            Map<String, Set<String>> forecast = missingByNode(check.report());
+            Provision.Result resumed = stageWith(vars);
+            assertEquals(0, resumed.exitCode(), resumed.output());
+            Map<String, JsonNode> results = resultsByNode(resumed.report());
+            for (int k = 1; k <= cluster.size(); k++) {
+                String node = TestCluster.node(k);
+                assertEquals(sourceDigest(), nodeDigest(k), node);
+                assertEquals(forecast.get(node), strings(results.get(node).path("output").path("received")),
+                        node + " fetched exactly what the dry run listed");
+            }
+        } finally {
+            deleteTree(onController);
+        }
+    }
+
+    /**
      * The source on the controller only (its own /tmp, which no node sees): a dry run lists every file
      * on every node and writes nothing; the run streams the controller's tar into the first node of
      * the chain over provision's connection, every node ends byte-identical, verified; a second run
      * and its dry run change nothing.
      */
     @Test
-    @Order(7)
+    @Order(8)
     void aSourceOnTheControllerIsStreamedIntoTheChainOnceAndAgainChangesNothing() throws Exception {
         Path onController = Files.createTempDirectory("provision-stage-it-");
         try {
@@ -304,7 +363,7 @@ class StageIT {
 
     /** The source on one node's own disk: that node makes the manifest and starts the chain; the others never see the path. */
     @Test
-    @Order(8)
+    @Order(9)
     void aSourceOnOneNodeIsReadThereAndStartsTheChainAndAgainChangesNothing() throws Exception {
         int holder = 5;
         String src = "/srv/stage-it/node-source";
@@ -323,7 +382,7 @@ class StageIT {
      * fetches exactly what it lacks.
      */
     @Test
-    @Order(9)
+    @Order(10)
     void aNodeCutMidChainIsUnreachableTheNodesAfterItGetTheSetInTheSameRunAndTheNextRunCompletesIt() throws Exception {
         int cut = 4;
         for (int k = 1; k <= cluster.size(); k++) {

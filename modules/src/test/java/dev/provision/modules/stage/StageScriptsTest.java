@@ -98,14 +98,15 @@ class StageScriptsTest {
     }
 
     /**
-     * A long list is read in chunks side by side (256 files or 8 MiB each, a larger file alone and
-     * straight into the stream) and sent in order: every file arrives whole, the manifest is the source's.
+     * A long list (more than 10 000 files) is read in chunks side by side (256 files or 8 MiB each, the
+     * first and a larger file straight into the stream) and sent in order: every file arrives whole,
+     * the manifest is the source's.
      */
     @Test
     void aLongListIsReadInChunksSideBySideAndEveryFileArrivesWhole() throws Exception {
         java.util.Random random = new java.util.Random(3);
-        for (int i = 0; i < 1100; i++) {
-            byte[] bytes = new byte[random.nextInt(3000)];
+        for (int i = 0; i < 10_100; i++) {
+            byte[] bytes = new byte[random.nextInt(300)];
             random.nextBytes(bytes);
             Files.write(src.resolve("sub/f" + i), bytes);
         }
@@ -117,7 +118,7 @@ class StageScriptsTest {
         assertEquals(0, first.exitCode(), first.stdout() + first.stderr());
         assertEquals(expectedManifest(), Files.readString(dest.resolve(".provision-stage/verified")));
         assertArrayEquals(big, Files.readAllBytes(dest.resolve("m.bin")));
-        assertArrayEquals(Files.readAllBytes(src.resolve("sub/f1099")), Files.readAllBytes(dest.resolve("sub/f1099")));
+        assertArrayEquals(Files.readAllBytes(src.resolve("sub/f10099")), Files.readAllBytes(dest.resolve("sub/f10099")));
         assertFalse(Files.exists(dest.resolve(".provision-stage/spool")), "no spool left");
         assertFalse(Files.exists(dest.resolve(".provision-stage/chunks")), "no chunk list left");
     }

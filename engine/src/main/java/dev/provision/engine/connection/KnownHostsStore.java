@@ -176,6 +176,7 @@ public final class KnownHostsStore {
      * into the nodes' {@code ssh_known_hosts}, "host keys as the controller verified them".
      */
     public synchronized List<String> knownHostLines(String host, int port) {
+        loadedQuietly(); // a (re)load empties this cache: first, not inside computeIfAbsent (which it would break)
         return hostLines.computeIfAbsent(id(host, port), id -> recordedLines(host, port));
     }
 

@@ -386,4 +386,29 @@ class SshConnectionFactoryTest {
         assertEquals(java.util.List.of(), failures);
         assertEquals(2, factory.handshakeLimit());
     }
+
+    /**
+     * A host's recorded keys by the port its variables name: asked again (a template asks once per
+     * host and node), with other variables the port is read again, not taken from the first answer.
+     */
+    @Test
+    void hostKeysFollowThePortTheHostsVariablesName() throws Exception {
+        String[] keys = new String[2];
+        for (int i = 0; i < 2; i++) {
+            Path key = directory.resolve("hk" + i);
+            Process p = new ProcessBuilder("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key.toString()).start();
+            org.junit.jupiter.api.Assertions.assertEquals(0, p.waitFor());
+            String[] pub = java.nio.file.Files.readString(Path.of(key + ".pub")).strip().split(" ");
+            keys[i] = pub[0] + " " + pub[1];
+        }
+        java.nio.file.Files.writeString(knownHosts(), "node01 " + keys[0] + "\n[node01]:2222 " + keys[1] + "\n");
+        SshConnectionFactory factory = factory(KnownHostsStore.Policy.STRICT, Set.of(), SshConnectionFactory.Settings.defaults());
+        Map<String, Object> standard = Map.of("ansible_host", "node01");
+        Map<String, Object> other = Map.of("ansible_host", "node01", "ansible_port", 2222);
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(keys[0]), factory.hostKeys("node01", standard));
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(keys[0]), factory.hostKeys("node01", standard));
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(keys[1]), factory.hostKeys("node01", other));
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), factory.hostKeys("node01",
+                Map.of("ansible_connection", "local")), "a local host has no keys");
+    }
 }

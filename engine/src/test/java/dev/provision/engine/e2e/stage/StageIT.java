@@ -252,25 +252,7 @@ class StageIT {
                 cluster.slowLink(k, "8mbit"); // the 3.5 MB stream takes about 4 s to pass each link
             }
         }
-        Path log = WORK.resolve("killed-chain.txt");
-        Process run = Provision.start(args("-e", "source=" + SOURCE, "-e", "dest=" + DEST, PLAYBOOK.toString()),
-                ProcessBuilder.Redirect.to(log.toFile()));
-        try {
-            String unpacking = "test -n \"$(find " + DEST + "/.provision-stage/tmp -type f 2>/dev/null | head -1)\"";
-            for (int i = 0; i < 600 && cluster.inNode(cluster.size(), unpacking).exitCode() != 0; i++) {
-                Thread.sleep(100); // until the last node of the chain unpacks its first file
-            }
-            Thread.sleep(700);
-        } finally {
-            run.descendants().forEach(ProcessHandle::destroyForcibly);
-            run.destroyForcibly();
-            run.waitFor();
-        }
-        System.out.println("killed chain:\n" + Files.readString(log));
-        for (int i = 0; i < 150 && TestCluster.command(List.of("pgrep", "-f", "provision-stage/next"), Map.of(),
-                java.time.Duration.ofSeconds(10)).exitCode() == 0; i++) {
-            Thread.sleep(200); // what the dead controller started may still run
-        }
+        killMidStream(List.of("-e", "source=" + SOURCE, "-e", "dest=" + DEST), "killed-chain.txt");
         // the nodes' part of a chain outlives the controller (one round, started at once): it may finish
         int partial = nodesLackingFilesNoneForeign();
         System.out.println("StageIT: after the controller was killed mid-stream, " + partial + " nodes lacked files");
@@ -290,50 +272,19 @@ class StageIT {
     void aChainFedByTheControllerThatIsKilledMidStreamLeavesNoPartialFileAndTheNextRunCompletesIt() throws Exception {
         Path onController = Files.createTempDirectory("provision-stage-it-");
         try {
-            Path src = onController.resolve("set");
-            TestCluster.command(List.of("cp", "-a", SOURCE.toString(), src.toString()), Map.of(), java.time.Duration.ofMinutes(1))
-                    .expectSuccess("copy of the source on the controller");
+            Path src = copyOfTheSourceIn(onController);
             List<String> vars = List.of("-e", "source_on=controller", "-e", "source=" + src, "-e", "dest=" + DEST);
             for (int k = 1; k <= cluster.size(); k++) {
                 cluster.exec(k, "rm", "-rf", DEST);
                 cluster.slowLink(k, "8mbit"); // node01's too: the controller's stream into it takes about 4 s
             }
-            Path log = WORK.resolve("killed-controller-feed.txt");
-            List<String> killed = new ArrayList<>(vars);
-            killed.add(PLAYBOOK.toString());
-            Process run = Provision.start(args(killed.toArray(String[]::new)), ProcessBuilder.Redirect.to(log.toFile()));
-            try {
-                String unpacking = "test -n \"$(find " + DEST + "/.provision-stage/tmp -type f 2>/dev/null | head -1)\"";
-                for (int i = 0; i < 600 && cluster.inNode(cluster.size(), unpacking).exitCode() != 0; i++) {
-                    Thread.sleep(100); // until the last node of the chain unpacks its first file
-                }
-                Thread.sleep(700);
-            } finally {
-                run.descendants().forEach(ProcessHandle::destroyForcibly);
-                run.destroyForcibly();
-                run.waitFor();
-            }
-            System.out.println("killed while feeding the chain:\n" + Files.readString(log));
-            for (int i = 0; i < 150 && TestCluster.command(List.of("pgrep", "-f", "provision-stage/next"), Map.of(),
-                    java.time.Duration.ofSeconds(10)).exitCode() == 0; i++) {
-                Thread.sleep(200); // what the dead controller started may still run
-            }
+            killMidStream(vars, "killed-controller-feed.txt");
             int partial = nodesLackingFilesNoneForeign();
             assertTrue(partial > 0, "the controller was killed before the nodes held the set");
             for (int k = 1; k <= cluster.size(); k++) {
                 cluster.healLink(k);
             }
-            Provision.Result check = stageWith(vars, "--check");
-            Map<String, Set<String>> forecast = missingByNode(check.report());
-            Provision.Result resumed = stageWith(vars);
-            assertEquals(0, resumed.exitCode(), resumed.output());
-            Map<String, JsonNode> results = resultsByNode(resumed.report());
-            for (int k = 1; k <= cluster.size(); k++) {
-                String node = TestCluster.node(k);
-                assertEquals(sourceDigest(), nodeDigest(k), node);
-                assertEquals(forecast.get(node), strings(results.get(node).path("output").path("received")),
-                        node + " fetched exactly what the dry run listed");
-            }
+            resumeFetchesWhatTheDryRunListed(vars);
         } finally {
             deleteTree(onController);
         }
@@ -350,9 +301,7 @@ class StageIT {
     void aSourceOnTheControllerIsStreamedIntoTheChainOnceAndAgainChangesNothing() throws Exception {
         Path onController = Files.createTempDirectory("provision-stage-it-");
         try {
-            Path src = onController.resolve("set");
-            TestCluster.command(List.of("cp", "-a", SOURCE.toString(), src.toString()), Map.of(), java.time.Duration.ofMinutes(1))
-                    .expectSuccess("copy of the source on the controller");
+            Path src = copyOfTheSourceIn(onController);
             String dest = "/srv/stage-it/from-controller";
             List<String> vars = List.of("-e", "source_on=controller", "-e", "source=" + src, "-e", "dest=" + dest);
             assertSourceStagedOnceAndAgainNothing(vars, dest, "controller", "controller", java.util.Optional.of(src));
@@ -550,11 +499,51 @@ class StageIT {
         return partial;
     }
 
+    /** A copy of the data set in {@code dir} on the controller (its own /tmp, which no node sees). */
+    private static Path copyOfTheSourceIn(Path dir) throws Exception {
+        Path src = dir.resolve("set");
+        TestCluster.command(List.of("cp", "-a", SOURCE.toString(), src.toString()), Map.of(), java.time.Duration.ofMinutes(1))
+                .expectSuccess("copy of the source on the controller");
+        return src;
+    }
+
+    /**
+     * Starts a run with {@code vars}, kills the controller (and what it started here) once the last
+     * node of the chain unpacks its first file, then waits for what it started on the nodes.
+     */
+    private static void killMidStream(List<String> vars, String logName) throws Exception {
+        Path log = WORK.resolve(logName);
+        List<String> killed = new ArrayList<>(vars);
+        killed.add(PLAYBOOK.toString());
+        Process run = Provision.start(args(killed.toArray(String[]::new)), ProcessBuilder.Redirect.to(log.toFile()));
+        try {
+            String unpacking = "test -n \"$(find " + DEST + "/.provision-stage/tmp -type f 2>/dev/null | head -1)\"";
+            for (int i = 0; i < 600 && cluster.inNode(cluster.size(), unpacking).exitCode() != 0; i++) {
+                Thread.sleep(100); // until the last node of the chain unpacks its first file
+            }
+            Thread.sleep(700);
+        } finally {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly();
+            run.waitFor();
+        }
+        System.out.println(logName + ":\n" + Files.readString(log));
+        for (int i = 0; i < 150 && TestCluster.command(List.of("pgrep", "-f", "provision-stage/next"), Map.of(),
+                java.time.Duration.ofSeconds(10)).exitCode() == 0; i++) {
+            Thread.sleep(200); // what the dead controller started may still run
+        }
+    }
+
     /** A dry run, then the run: every node ends with the source's files, each having fetched what the dry run listed. */
     private static Provision.Result resumeFetchesWhatTheDryRunListed(String... extra) throws Exception {
-        Provision.Result check = stage(concat(extra, "--check"));
+        return resumeFetchesWhatTheDryRunListed(List.of("-e", "source=" + SOURCE, "-e", "dest=" + DEST), extra);
+    }
+
+    /** The same, staging with {@code vars} (the source, where it is, and the destination). */
+    private static Provision.Result resumeFetchesWhatTheDryRunListed(List<String> vars, String... extra) throws Exception {
+        Provision.Result check = stageWith(vars, concat(extra, "--check"));
         Map<String, Set<String>> forecast = missingByNode(check.report());
-        Provision.Result resumed = stage(extra);
+        Provision.Result resumed = stageWith(vars, extra);
 
         assertEquals(0, resumed.exitCode(), resumed.output());
         Map<String, JsonNode> results = resultsByNode(resumed.report());

@@ -48,6 +48,8 @@ final class TaskStep {
     }
 
     private final Map<Integer, CompletableFuture<Optional<Shared>>> firsts = new ConcurrentHashMap<>();
+    /** The first rendering for reads ahead ({@link #renderForReads}), per item: shared among those only. */
+    private final Map<Integer, CompletableFuture<Optional<Shared>>> firstsForReads = new ConcurrentHashMap<>();
     /**
      * The most values {@link #shared} keeps: keys may hold a host's file, and where every host's
      * file differs, keeping one derivation per host would hold the whole cluster's files until the
@@ -158,6 +160,12 @@ final class TaskStep {
             }
             return rendering.render(vars);
         }
+        return renderFirst(vars, rendering, mine);
+    }
+
+    /** Renders on this host, noting what it read, and completes {@code mine} with what others may share. */
+    private static <T> T renderFirst(Map<String, Object> vars, Rendering<T> rendering, CompletableFuture<Optional<Shared>> mine)
+            throws TemplateException, ParamException {
         ReadRecorder recorder = new ReadRecorder(vars);
         Optional<Shared> outcome = Optional.empty();
         try {
@@ -177,16 +185,43 @@ final class TaskStep {
      * else this host's own, which is never shared (the variables may change before the task's turn:
      * a host that fails leaves {@code play_hosts}).
      */
-    @SuppressWarnings("unchecked")
     <T> T renderAhead(int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
-        CompletableFuture<Optional<Shared>> first = firsts.get(item);
+        Optional<T> shared = ifDoneAndHolds(firsts.get(item), vars);
+        return shared.isPresent() ? shared.get() : rendering.render(vars);
+    }
+
+    /**
+     * The arguments of loop item {@code item} for a plan made only to learn what the task will read
+     * ({@link ReadAheadPlanner}; never applied): as {@link #renderAhead}, else the first such
+     * rendering of the item where it holds here, else this host's own, which the next hosts may take
+     * (never a plan that is applied: it may have read {@code play_hosts} before a host failed). A
+     * stale argument can only make the reads ahead less useful, not wrong. Rendered on each host, an
+     * argument that reads every host was 7 % of a 500-host converge's CPU. Never waited for.
+     */
+    <T> T renderForReads(int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
+        Optional<T> shared = ifDoneAndHolds(firsts.get(item), vars);
+        if (shared.isPresent()) {
+            return shared.get();
+        }
+        CompletableFuture<Optional<Shared>> mine = new CompletableFuture<>();
+        CompletableFuture<Optional<Shared>> first = firstsForReads.putIfAbsent(item, mine);
+        if (first == null) {
+            return renderFirst(vars, rendering, mine);
+        }
+        shared = ifDoneAndHolds(first, vars);
+        return shared.isPresent() ? shared.get() : rendering.render(vars);
+    }
+
+    /** The value of a finished rendering that holds for {@code vars}; empty when there is none yet or it does not hold. */
+    @SuppressWarnings("unchecked")
+    private static <T> Optional<T> ifDoneAndHolds(CompletableFuture<Optional<Shared>> first, Map<String, Object> vars) {
         if (first != null && first.isDone()) {
             Optional<Shared> shared = first.join();
             if (shared.isPresent() && shared.get().holdsFor(vars)) {
-                return (T) shared.get().value();
+                return Optional.of((T) shared.get().value());
             }
         }
-        return rendering.render(vars);
+        return Optional.empty();
     }
 
     static boolean sameValue(Object first, Object other) {

@@ -235,4 +235,31 @@ class TaskStepTest {
             return Set.of();
         }
     }
+
+    /**
+     * Renderings for reads ahead (plans never applied) share the first among themselves, where the
+     * variables it read hold; a turn's rendering never takes theirs.
+     */
+    @Test
+    void renderingsForReadsAheadShareTheFirstAmongThemselvesButNotWithATurn() throws Exception {
+        TaskStep step = new TaskStep();
+        String text = "${groups.cluster?map(h -> addresses[h])?join(' ')} in ${domain}";
+        TaskStep.Rendering<Object> rendering = v -> {
+            renderings.incrementAndGet();
+            return templates.interpolate(text, v, SourcePosition.UNKNOWN);
+        };
+        Object first = step.renderForReads(0, vars("node01", "10.0.0.1"), rendering);
+        Object second = step.renderForReads(0, vars("node02", "10.0.0.2"), rendering);
+        assertSame(first, second, "the second host's reads ahead take the first's rendering");
+        assertEquals(1, renderings.get());
+        Map<String, Object> elsewhere = vars("node04", "10.0.0.4");
+        elsewhere.put("domain", "other.example");
+        assertEquals("10.0.0.1 10.0.0.2 10.0.0.3 in other.example", step.renderForReads(0, elsewhere, rendering),
+                "a variable the first read holds another value here: its own rendering");
+        assertEquals(2, renderings.get());
+        Object turn = render(step, text, vars("node03", "10.0.0.3"));
+        assertNotSame(first, turn, "a turn renders for itself (or shares a turn's)");
+        assertEquals(3, renderings.get());
+    }
+
 }

@@ -50,7 +50,7 @@ final class FleetRows {
         Map<String, Map<String, Object>> outputs = new LinkedHashMap<>();
         byHost.forEach((host, r) -> {
             if ((r.status() == TaskStatus.OK || r.status() == TaskStatus.FAILED || r.status() == TaskStatus.CHANGED
-                    || r.status() == TaskStatus.IGNORED) && !r.reported().isEmpty()) {
+                    || r.status() == TaskStatus.IGNORED) && !(r.output().isEmpty() && r.checks().isEmpty())) {
                 outputs.put(host, r.output());
             }
         });
@@ -70,7 +70,7 @@ final class FleetRows {
             output.putAll(found.values());
             List<CheckResult> all = new ArrayList<>(r.checks());
             all.addAll(found.rows());
-            boolean fails = found.rows().stream().anyMatch(row -> row.verdict() == Verdict.FAIL);
+            boolean fails = CheckResult.anyFailed(found.rows());
             TaskStatus status = !fails ? r.status() : ignoreErrors ? TaskStatus.IGNORED : TaskStatus.FAILED;
             String message = fails ? failingSummary(all, output) : r.message();
             updated.put(host, r.toBuilder().status(status).message(message).output(output).checks(all).build());

@@ -62,8 +62,7 @@ final class ItemOutcome {
             }
         }
         RunTimeOutput.leaveOutUnresolved(output);
-        if (plan.checks().stream().anyMatch(row -> row.verdict() == dev.provision.modules.spi.Verdict.FAIL)
-                && status != TaskStatus.FAILED) {
+        if (dev.provision.modules.spi.CheckResult.anyFailed(plan.checks()) && status != TaskStatus.FAILED) {
             // a read-only check that found a fault: the plan is empty, the verdict is in its rows
             status = TaskStatus.FAILED;
             message = FleetRows.failingSummary(plan.checks(), output);

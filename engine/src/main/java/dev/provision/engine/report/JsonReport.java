@@ -166,8 +166,9 @@ public final class JsonReport implements RunListener {
             changes.add(cm);
         }
         m.put("changes", changes);
-        if (!r.hidden() && !r.reported().isEmpty()) {
-            m.put("output", r.reported());
+        Map<String, Object> reported = r.reported();
+        if (!r.hidden() && !reported.isEmpty()) {
+            m.put("output", reported);
         }
         m.put("duration_ms", r.duration().toMillis());
         if (r.items().isEmpty() || r.itemLabel().isEmpty()) {

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.provision.modules.spi.Change;
 import dev.provision.modules.spi.CheckResult;
-import dev.provision.modules.spi.Verdict;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -50,11 +49,6 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
                 List.of());
     }
 
-    /** Whether a row of the check table failed. */
-    public boolean failedCheck() {
-        return checks.stream().anyMatch(r -> r.verdict() == Verdict.FAIL);
-    }
-
     /**
      * The output as {@code register} and the JSON report show it: the module's values, then a check
      * task's table ({@value #CHECKS_KEY}) and whether a row of it failed ({@code failed}).
@@ -65,7 +59,7 @@ public record TaskResult(String host, TaskStatus status, List<Change> changes, S
         }
         Map<String, Object> m = new java.util.LinkedHashMap<>(output);
         m.put(CHECKS_KEY, CheckResult.toMaps(checks));
-        m.put("failed", failedCheck());
+        m.put("failed", CheckResult.anyFailed(checks));
         return java.util.Collections.unmodifiableMap(m);
     }
 

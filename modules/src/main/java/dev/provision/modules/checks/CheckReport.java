@@ -53,7 +53,7 @@ public final class CheckReport {
     }
 
     public boolean failed() {
-        return rows.stream().anyMatch(r -> r.verdict() == Verdict.FAIL);
+        return CheckResult.anyFailed(rows);
     }
 
     /**

@@ -64,6 +64,11 @@ public record CheckResult(String check, String measured, String expected, Verdic
         return map;
     }
 
+    /** Whether a row of {@code rows} failed: what fails a check task, its table's verdict. */
+    public static boolean anyFailed(java.util.List<CheckResult> rows) {
+        return rows.stream().anyMatch(r -> r.verdict() == Verdict.FAIL);
+    }
+
     /** {@code rows} as plain data, as {@code register} and the JSON report show a check table. */
     public static java.util.List<Map<String, Object>> toMaps(java.util.List<CheckResult> rows) {
         return rows.stream().map(CheckResult::toMap).toList();

@@ -24,7 +24,10 @@ import java.util.Optional;
  * it, checks that it received exactly the bytes that were sent (their SHA-256, which a short input
  * fails too: an input that ended early, because the controller died or the connection dropped, looks like a clean end of file
  * to {@code cat}), sets owner, group and mode, then renames it over the target ({@code mv -T}: atomic
- * on one file system; a reader sees the old or the new content, never a part). A signal (the session
+ * on one file system; a reader sees the old or the new content, never a part). The content goes into
+ * the claimed temp file without truncating it ({@code 1<>}: it is empty): ext4 writes a truncated
+ * file's data out when it is closed (its guard for programs that replace a file by truncating it),
+ * which cost a 256 MiB copy 0.1 s on top of the copy's own 0.09 s. A signal (the session
  * hung up) removes the temp file too. Attributes that are not given are
  * kept from the existing target (its mode always; its owner and group where we are allowed to, that
  * is as root or when they are already ours; none given: one {@code cp --attributes-only}); a new file without a mode gets {@code 0666} under the
@@ -90,7 +93,7 @@ final class FileTransfer {
 
     /** How the content reaches the temp file: from standard input, checked against the SHA-256 sent. */
     private static final String RECEIVE_STDIN = """
-            cat > "$tmp" || fail
+            cat 1<>"$tmp" || fail
             sum=$(sha256sum < "$tmp") || fail
             if [ "${sum%% *}" != "$sha256" ]; then
               echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
@@ -102,7 +105,7 @@ final class FileTransfer {
      * exactly {@code $size} bytes are read.
      */
     private static final String RECEIVE_COUNTED = """
-            dd bs=65536 count="$size" iflag=count_bytes,fullblock status=none >"$tmp" || fail
+            dd bs=65536 count="$size" iflag=count_bytes,fullblock status=none 1<>"$tmp" || fail
             sum=$(sha256sum < "$tmp") || fail
             if [ "${sum%% *}" != "$sha256" ]; then
               echo "content arrived short or damaged (not the $size bytes sent: SHA-256 mismatch); $target left as it was" >&2; fail
@@ -110,8 +113,8 @@ final class FileTransfer {
             """;
 
     /**
-     * The same on the controller itself: a plain copy of the source file (as {@code cp} makes it, in
-     * the kernel), which must be the file the plan saw, unchanged while it was copied: its size,
+     * The same on the controller itself: a plain copy of the source file ({@code cat}, which copies in
+     * the kernel as {@code cp} does, into the claimed temp file), which must be the file the plan saw, unchanged while it was copied: its size,
      * inode and change times the same before and after (a write changes the change time, which no
      * user can set back), and the copy that size. Comparing the copy with the source byte for byte
      * ({@code cmp}) would read both from the page cache the copy has just filled: it proves no more
@@ -119,7 +122,7 @@ final class FileTransfer {
      */
     private static final String RECEIVE_COPY = """
             before=$(stat -L -c '%s %i %y %z' -- "$src") || fail
-            cp -- "$src" "$tmp" || fail
+            cat -- "$src" 1<>"$tmp" || fail
             if [ "$(stat -c %s -- "$tmp")" != "$size" ] || [ "$(stat -L -c '%s %i %y %z' -- "$src")" != "$before" ]; then
               echo "$src changed while it was copied (not the $size bytes planned); $target left as it was" >&2; fail
             fi
@@ -134,7 +137,7 @@ final class FileTransfer {
      * for 256 MiB where {@code cat} takes 1.0 and this 1.2 (bench/large-copy's node).
      */
     private static final String RECEIVE_THEN_DIGEST = """
-            dd bs=1048576 count="$size" iflag=count_bytes,fullblock status=none >"$tmp" || fail
+            dd bs=1048576 count="$size" iflag=count_bytes,fullblock status=none 1<>"$tmp" || fail
             if ! IFS= read -r sha256 || [ "$(stat -c %s -- "$tmp")" != "$size" ]; then
               echo "content arrived short (not the $size bytes sent); $target left as it was" >&2; fail
             fi

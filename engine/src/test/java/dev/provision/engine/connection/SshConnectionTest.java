@@ -1,6 +1,7 @@
 package dev.provision.engine.connection;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -63,6 +64,32 @@ class SshConnectionTest extends ConnectionContract {
                 other, java.time.Duration.ofSeconds(10), 15, 3);
         assertEquals(Optional.empty(), OpenSshUpload.run(impostor, "touch /tmp/provision-must-not-run", source, digest,
                 java.time.Duration.ofSeconds(60)), "a host whose key is not the verified one gets nothing");
+    }
+
+    @Test
+    void openSshSendsNoDigestAfterASourceItCouldNotReadWhole() throws Exception {
+        assumeTrue(OpenSshUpload.available(), "no OpenSSH client");
+        SshConnection ssh = assertInstanceOf(SshConnection.class, connection);
+        Path missing = directory.resolve("gone.bin");
+        OpenSshUpload.Target target = new OpenSshUpload.Target("127.0.0.1", sshd.port, "root", List.of(sshd.clientKey),
+                ssh.hostKey(), java.time.Duration.ofSeconds(10), 15, 3);
+        ExecResult r = OpenSshUpload.run(target, "wc -c | tr -d ' '", missing,
+                java.util.concurrent.CompletableFuture.completedFuture("d1g3st"), java.time.Duration.ofSeconds(60)).orElseThrow();
+        assertEquals("0\n", r.stdoutText(), "the script sees its input end where the file could not be read: " + r.stderrText());
+    }
+
+    @Test
+    void aesComesFirstOnlyWhereTheCpuHasItsInstructions() throws Exception {
+        Path x86 = java.nio.file.Files.writeString(directory.resolve("x86"),
+                "processor\t: 0\nflags\t\t: fpu vme sse2 ssse3 fma aes xsave avx sha_ni\n");
+        Path arm = java.nio.file.Files.writeString(directory.resolve("arm"),
+                "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32\n");
+        Path none = java.nio.file.Files.writeString(directory.resolve("none"),
+                "processor\t: 0\nflags\t\t: fpu vme sse2 aes_like vaes_x\nmodel name\t: has aes in its name\n");
+        assertTrue(OpenSshUpload.hasAesInstructions(x86));
+        assertTrue(OpenSshUpload.hasAesInstructions(arm));
+        assertFalse(OpenSshUpload.hasAesInstructions(none));
+        assertFalse(OpenSshUpload.hasAesInstructions(directory.resolve("absent")));
     }
 
     private static java.security.PublicKey ecdsaKey() throws Exception {

@@ -46,6 +46,11 @@ mkdir "$stage/tmp"
 touch "$stage/verified"
 # A peer that stops answering is given up within 3 × 5 s (a hung node must not stall the nodes after it).
 ssh_options="-o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$known -o ConnectTimeout=$timeout -o ServerAliveInterval=5 -o ServerAliveCountMax=3"
+# OpenSSH's own ciphers, AES-GCM first where this CPU has AES instructions: it costs the two ends about
+# a third less CPU than chacha20-poly1305 per byte (the same order as the controller's large uploads).
+if grep -qw aes /proc/cpuinfo 2>/dev/null; then
+    ssh_options="$ssh_options -o Ciphers=aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr"
+fi
 # What this node's ssh runs on its donor: the donor's FIFO, streamed here. Should this node be cut off
 # (its link down: no reset), the donor's write would stall for as long as TCP retries (~15 min), and
 # with it the donor's tee -p and the chain above it; so a write that has not moved for 30 s while cat

@@ -175,7 +175,7 @@ class StageScriptsTest {
         Path first = dir.resolve("n1/set");
         Path second = dir.resolve("n2/set");
         Path bin = Files.createDirectories(dir.resolve("bin"));
-        Files.writeString(bin.resolve("ssh"), "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in *@*) shift; break ;; *) shift ;; esac; done\n"
+        Files.writeString(bin.resolve("ssh"), "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -[oi]) shift 2 ;; -*) shift ;; *) shift; break ;; esac; done\n"
                 + "exec sh -c \"$(printf '%s ' \"$@\" | sed \"s#" + second + "#" + first + "#g\")\"\n");
         Files.setPosixFilePermissions(bin.resolve("ssh"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         // the second node holds c.bin as listed but with other bytes, and no record

@@ -80,8 +80,8 @@ final class CrossHostRounds {
             Map<String, Object> output = new LinkedHashMap<>(r.output());
             output.putAll(outcome.values());
             TaskResult.Builder b = r.toBuilder().output(output);
-            if (outcome.values().get("msg") instanceof String msg) {
-                b.message(msg);
+            if (!outcome.message().isEmpty()) {
+                b.message(outcome.message());
             }
             if (outcome.failure().isPresent()) {
                 output.put("failed", true);

@@ -22,7 +22,7 @@ final class FleetRows {
     }
 
     /** One line naming the failing rows of a check table, e.g. {@code gpu.ecc.volatile: 3 (expected 0)}. */
-    static String failingSummary(List<CheckResult> rows, Map<String, Object> output) {
+    static String failingSummary(List<CheckResult> rows, String otherwise) {
         String failing = rows.stream()
                 .filter(r -> r.verdict() == Verdict.FAIL)
                 .map(r -> r.check() + ": " + r.measured() + " (expected " + r.expected() + ")"
@@ -31,7 +31,7 @@ final class FleetRows {
         if (!failing.isEmpty()) {
             return failing;
         }
-        return output.get("msg") instanceof String m && !m.isEmpty() ? m : "check failed";
+        return otherwise.isEmpty() ? "check failed" : otherwise;
     }
 
     /** Runs the fleet step over the hosts that produced a result and returns the updated results. */
@@ -72,7 +72,7 @@ final class FleetRows {
             all.addAll(found.rows());
             boolean fails = CheckResult.anyFailed(found.rows());
             TaskStatus status = !fails ? r.status() : ignoreErrors ? TaskStatus.IGNORED : TaskStatus.FAILED;
-            String message = fails ? failingSummary(all, output) : r.message();
+            String message = fails ? failingSummary(all, r.message()) : r.message();
             updated.put(host, r.toBuilder().status(status).message(message).output(output).checks(all).build());
         });
         return updated;

@@ -65,10 +65,7 @@ final class ItemOutcome {
         if (dev.provision.modules.spi.CheckResult.anyFailed(plan.checks()) && status != TaskStatus.FAILED) {
             // a read-only check that found a fault: the plan is empty, the verdict is in its rows
             status = TaskStatus.FAILED;
-            message = FleetRows.failingSummary(plan.checks(), output);
-        }
-        if (output.get("msg") instanceof Object msg && message.isEmpty()) {
-            message = String.valueOf(msg);
+            message = FleetRows.failingSummary(plan.checks(), plan.reason());
         }
         TaskResult result = TaskResult.builder(host.name(), status).changes(plan.changes()).message(message).itemLabel(label)
                 .forecast(check && !plan.isEmpty())
@@ -125,4 +122,22 @@ final class ItemOutcome {
         String text = r.stderrText().isBlank() ? r.stdoutText() : r.stderrText();
         return "non-zero return code " + r.exitCode() + (text.isBlank() || hidden ? "" : ": " + text.strip().lines().findFirst().orElse(""));
     }
+
+    /** A failed item or task on {@code host}, its message hidden under {@code no_log}. */
+    static TaskResult failure(HostState host, Task task, String message) {
+        return TaskResult.builder(host.name(), TaskStatus.FAILED).message(message).hidden(task.noLog()).build();
+    }
+
+    /**
+     * A module knows nothing of files: its message gets the task's file:line:column unless it names a
+     * place already.
+     */
+    static String positioned(Task task, String message) {
+        if (POSITIONED.matcher(message).lookingAt()) {
+            return message;
+        }
+        return task.position() + ": " + message;
+    }
+
+    private static final java.util.regex.Pattern POSITIONED = java.util.regex.Pattern.compile("\\S[^\\n]*?:\\d+:\\d+: ");
 }

@@ -2,6 +2,7 @@ package dev.provision.engine.exec;
 
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.template.TemplateException;
@@ -60,13 +61,13 @@ final class ItemPlanning {
             if (lost.isPresent()) {
                 throw lost.get(); // the host, not the module, failed: unreachable
             }
-            return ItemPlan.failed(TaskRunner.failure(host, task, e.isAsWritten() ? e.getMessage() : TaskRunner.positioned(task, e.getMessage())).withItemLabel(label));
+            return ItemPlan.failed(ItemOutcome.failure(host, task, e.isAsWritten() ? e.getMessage() : ItemOutcome.positioned(task, e.getMessage())).withItemLabel(label));
         }
         HostState receiver = host;
-        if (task.keywords().delegateFacts() && task.delegateTo().isPresent()) {
+        if (task.keywords().get(Keyword.DELEGATE_FACTS) && task.delegateTo().isPresent()) {
             Optional<HostState> delegate = play.stateOf(task.delegateTo().get());
             if (delegate.isEmpty()) {
-                return ItemPlan.failed(TaskRunner.failure(host, task, TaskRunner.positioned(task, "delegate_facts: '" + task.delegateTo().get()
+                return ItemPlan.failed(ItemOutcome.failure(host, task, ItemOutcome.positioned(task, "delegate_facts: '" + task.delegateTo().get()
                         + "' is not in the inventory, so the variables set for it would be lost")).withItemLabel(label));
             }
             receiver = delegate.get();
@@ -92,11 +93,11 @@ final class ItemPlanning {
                 output.put("stdout_lines", List.of(unknown));
             }
         }
-        if (task.keywords().backgroundSeconds().isPresent() && !plan.isEmpty()) {
+        if (task.keywords().get(Keyword.BACKGROUND_SECONDS).isPresent() && !plan.isEmpty()) {
             try {
-                plan = inBackground(plan, task.keywords().backgroundSeconds().get());
+                plan = inBackground(plan, task.keywords().get(Keyword.BACKGROUND_SECONDS).get());
             } catch (ModuleException e) {
-                return ItemPlan.failed(TaskRunner.failure(host, task, TaskRunner.positioned(task, e.getMessage())).withItemLabel(label));
+                return ItemPlan.failed(ItemOutcome.failure(host, task, ItemOutcome.positioned(task, e.getMessage())).withItemLabel(label));
             }
             output.put("started", 1);
             output.put("finished", 0);

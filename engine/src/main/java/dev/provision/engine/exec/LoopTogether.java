@@ -4,6 +4,7 @@ import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.Steps;
 import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
@@ -55,7 +56,7 @@ final class LoopTogether {
         TaskModule module = modules.module(task.module()).orElseThrow();
         if (inputs.checkMode(task) || items.size() < 2 || !module.plansTogether() || task.until().isPresent()
                 || task.failedWhen().isPresent() || task.timeoutSeconds().isPresent() || task.delegateTo().isPresent()
-                || task.keywords().backgroundSeconds().isPresent()) {
+                || task.keywords().get(Keyword.BACKGROUND_SECONDS).isPresent()) {
             return List.of();
         }
         Forecast forecast = Forecast.forRun(inputs.runsAsRoot(task, host));

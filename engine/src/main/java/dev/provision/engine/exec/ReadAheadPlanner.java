@@ -2,6 +2,7 @@ package dev.provision.engine.exec;
 
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.template.TemplateException;
@@ -142,7 +143,7 @@ final class ReadAheadPlanner {
 
     /** Whether later tasks may see what {@code task} does through variables (so cannot be planned before it ran). */
     static boolean setsVariables(Task task, TaskModule module) {
-        return task.register().isPresent() || module.setsVariables() || task.keywords().delegateFacts();
+        return task.register().isPresent() || module.setsVariables() || task.keywords().get(Keyword.DELEGATE_FACTS);
     }
 
     /** Plans each task over a connection that answers what {@code ahead} read and notes the rest. */

@@ -3,6 +3,7 @@ package dev.provision.engine.exec;
 import dev.provision.engine.inventory.Inventory;
 import dev.provision.engine.migrate.Jinja2;
 import dev.provision.engine.playbook.Expression;
+import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Playbook;
 import dev.provision.engine.playbook.Task;
@@ -153,7 +154,7 @@ public final class RunChecks {
         }
         task.loop().ifPresent(loop -> jinja(loop.items(), loop.position(), problems));
         // values templated at run time: a Jinja2 one would reach the host (or the module) word for word
-        task.keywords().environment().forEach(layer -> jinja(layer, task.position(), problems));
+        task.keywords().get(Keyword.ENVIRONMENT).forEach(layer -> jinja(layer, task.position(), problems));
         jinja(task.vars(), task.position(), problems);
         for (Expression e : bare) {
             if (Jinja2.isCondition(e.text())) {

@@ -6,6 +6,7 @@ import dev.provision.engine.connection.EnvironmentConnection;
 import dev.provision.engine.connection.TimeLimitedConnection;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.playbook.Expression;
+import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
@@ -56,10 +57,10 @@ final class TaskInputs {
             return new Item(vars, null, TaskResult.simple(host.name(), TaskStatus.SKIPPED, "condition false: "
                     + skips.get().text()).withItemLabel(label));
         }
-        if (task.keywords().becomeMethod().isPresent()) {
-            Object method = play.templates.interpolate(task.keywords().becomeMethod().get(), vars, task.position());
+        if (task.keywords().get(Keyword.BECOME_METHOD).isPresent()) {
+            Object method = play.templates.interpolate(task.keywords().get(Keyword.BECOME_METHOD).get(), vars, task.position());
             if (!"sudo".equals(String.valueOf(method).strip())) {
-                return new Item(vars, null, TaskRunner.failure(host, task, TaskRunner.positioned(task, "become_method '"
+                return new Item(vars, null, ItemOutcome.failure(host, task, ItemOutcome.positioned(task, "become_method '"
                         + method + "' is not supported: become runs through sudo")).withItemLabel(label));
             }
         }
@@ -67,7 +68,7 @@ final class TaskInputs {
             return new Item(vars, step.render(host.name(), index, vars, v -> module.params().validate(arguments(task, module.params(), v))), null);
         } catch (ParamException e) {
             SourcePosition at = task.argPositions().getOrDefault(e.param(), task.position());
-            return new Item(vars, null, TaskRunner.failure(host, task, at + ": " + e.getMessage()).withItemLabel(label));
+            return new Item(vars, null, ItemOutcome.failure(host, task, at + ": " + e.getMessage()).withItemLabel(label));
         }
     }
 
@@ -167,7 +168,7 @@ final class TaskInputs {
      */
     private Map<String, String> environment(Task task, Map<String, Object> vars) throws TemplateException {
         Map<String, String> merged = new LinkedHashMap<>();
-        for (Object layer : task.keywords().environment()) {
+        for (Object layer : task.keywords().get(Keyword.ENVIRONMENT)) {
             Object value = layer instanceof String expression
                     ? play.templates.evaluate(stripBraces(expression), vars, task.position())
                     : play.templates.interpolate(layer, vars, task.position());

@@ -1,9 +1,6 @@
 package dev.provision.engine.exec;
 
 import dev.provision.engine.connection.Connection;
-import dev.provision.engine.connection.ConnectionException;
-import dev.provision.engine.connection.ExecRequest;
-import dev.provision.engine.connection.ExecResult;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
@@ -11,31 +8,25 @@ import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
 import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.Change;
-import dev.provision.modules.spi.ConnectionWait;
-import dev.provision.modules.spi.ModuleException;
-import dev.provision.modules.spi.ParamException;
 import dev.provision.modules.spi.Params;
-import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskModule;
-import dev.provision.modules.control.MetaModule;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Runs one task on one host, the loop of its steps: its items (one by one, or together where the
- * module allows: {@link LoopTogether}), each item given its inputs ({@link TaskInputs}), planned
- * ({@link ItemPlanning}), applied unless it only plans ({@link CommandRunner#apply}), judged
+ * Runs one task on one host, the loop of its steps and nothing else: its items (one by one, or
+ * together where the module allows: {@link LoopTogether}; their probes read at once: {@link LoopProbes}),
+ * each item given its inputs ({@link TaskInputs}), carried out by the engine ({@link EngineActs}) or
+ * planned ({@link ItemPlanning}), applied unless it only plans ({@link ItemApplying}), judged
  * ({@link ItemOutcome}: {@code changed_when}, {@code failed_when}, {@code register}), retried for
  * {@code until}. Never throws for a task failure: it is a result.
  */
 final class TaskRunner {
     private final PlayContext play;
     private final ModuleRegistry modules;
-    private final Connections connections;
     private final Optional<PlanRecording> recording;
     /** What the task is given on a host: its conditions, items, arguments and connection. */
     final TaskInputs inputs;
@@ -44,20 +35,25 @@ final class TaskRunner {
     private final ItemPlanning planning;
     private final ItemOutcome outcome;
     private final LoopTogether together;
+    private final LoopProbes probes;
+    private final ItemApplying applying;
+    private final EngineActs acts;
     /** Consecutive tasks of a host planned together and applied in one exchange. */
     final TasksTogether tasksTogether;
 
     TaskRunner(PlayContext play, ModuleRegistry modules, Connections connections, Optional<PlanRecording> recording) {
         this.play = play;
         this.modules = modules;
-        this.connections = connections;
         this.recording = recording;
         this.inputs = new TaskInputs(play, connections);
         this.ahead = new ReadAheadPlanner(play, modules, inputs);
         this.planning = new ItemPlanning(play, inputs);
         this.outcome = new ItemOutcome(play, inputs);
         this.together = new LoopTogether(play, modules, inputs, planning, outcome);
-        this.tasksTogether = new TasksTogether(play, modules, inputs, planning, outcome, ahead);
+        this.probes = new LoopProbes(play, modules, inputs);
+        this.applying = new ItemApplying(connections, inputs);
+        this.acts = new EngineActs(play, connections);
+        this.tasksTogether = new TasksTogether(play, modules, inputs, planning, outcome, ahead, probes);
     }
 
     /** {@code task} on {@code host}, as part of {@code step} (the task's run over the batch's hosts). */
@@ -74,7 +70,7 @@ final class TaskRunner {
             r = task.loop().isPresent() ? runLoop(task, host, task.loop().get(), handler, step, reads)
                     : runItem(task, host, Map.of(), "", handler, reads, step, 0);
         } catch (TemplateException e) {
-            r = failure(host, task, e.getMessage());
+            r = ItemOutcome.failure(host, task, e.getMessage());
         } catch (UnreachableException e) {
             r = TaskResult.simple(host.name(), TaskStatus.UNREACHABLE, e.getMessage());
         }
@@ -128,9 +124,9 @@ final class TaskRunner {
         try {
             list = inputs.loopItems(task, host, loop);
         } catch (LoopLookups.LookupException e) {
-            return failure(host, task, loop.position() + ": " + e.getMessage());
+            return ItemOutcome.failure(host, task, loop.position() + ": " + e.getMessage());
         }
-        prefetch(task, host, list, loop, step, reads);
+        probes.prefetch(task, host, list, loop, step, reads);
         return finishLoop(task, host, loop, list, together.run(task, host, loop, list, handler, step, reads), handler, step, reads);
     }
 
@@ -165,53 +161,6 @@ final class TaskRunner {
         return whole;
     }
 
-    /**
-     * The read-only probes the loop's items will ask and that the module vouches no other item
-     * changes ({@link TaskModule#prefetch}), run in one exchange before the first item plans. An item
-     * whose arguments do not render, or whose condition is false, is left to itself.
-     */
-    void prefetch(Task task, HostState host, List<?> items, Loop loop, TaskStep step, HostReads reads)
-            throws UnreachableException {
-        TaskModule module = modules.module(task.module()).orElseThrow();
-        if (items.size() < 2 || module instanceof ConnectionWait || module instanceof MetaModule) {
-            return;
-        }
-        java.util.LinkedHashSet<List<String>> probes = new java.util.LinkedHashSet<>();
-        Map<String, Object> firstVars = null;
-        for (int index = 0; index < items.size(); index++) {
-            try {
-                Map<String, Object> vars = play.varsFor(task, host, Map.of(loop.loopVar(), items.get(index)));
-                if (inputs.falseCondition(task, vars).isPresent()) {
-                    continue;
-                }
-                Params params = step.render(host.name(), index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
-                probes.addAll(module.prefetch(params));
-                firstVars = firstVars == null ? vars : firstVars;
-            } catch (TemplateException | ParamException | RuntimeException e) {
-                // this item reports its own problem when it runs
-            }
-        }
-        if (probes.size() < 2 || firstVars == null) {
-            return;
-        }
-        try {
-            Connection connection = inputs.connection(task, host, firstVars, reads.exchanges);
-            // what was read ahead is kept for the items as a prefetched answer: it outlives a change by an item
-            Map<List<String>, dev.provision.modules.spi.ProbeResult> known = new LinkedHashMap<>();
-            for (List<String> probe : probes) {
-                reads.ahead().answer(connection.target(), ExecRequest.argv(probe)).ifPresent(r ->
-                        known.put(probe, new dev.provision.modules.spi.ProbeResult(r.exitCode(), r.stdoutText(), r.stderrText())));
-            }
-            reads.prefetched(known);
-            probes.removeAll(known.keySet());
-            if (probes.size() >= 2) {
-                reads.prefetched(ProbeBatch.run(connection, List.copyOf(probes)));
-            }
-        } catch (TemplateException e) {
-            // the items report it
-        }
-    }
-
     private static TaskStatus aggregate(List<TaskResult> results) {
         if (results.stream().anyMatch(r -> r.status() == TaskStatus.FAILED)) {
             return TaskStatus.FAILED;
@@ -235,25 +184,11 @@ final class TaskRunner {
         }
         Map<String, Object> vars = given.vars();
         Params params = given.params();
-        if (module instanceof MetaModule) {
-            // flush_handlers and noop: nothing here (the walker runs the handlers after this task)
-            String action = params.string("action");
-            if (action.equals("end_host")) {
-                host.endedPlay(true);
-            } else if (action.equals("end_play")) {
-                play.hosts.values().forEach(h -> h.endedPlay(true));
-            }
-            return TaskResult.builder(host.name(), TaskStatus.OK).itemLabel(label).message(switch (action) {
-                case "end_host" -> "the play ends here for this host";
-                case "end_play" -> "the play ends here for every host";
-                case "flush_handlers" -> "the handlers notified so far run now";
-                default -> "";
-            }).build();
+        Optional<TaskResult> carried = acts.carryOut(task, host, module, params, label);
+        if (carried.isPresent()) {
+            return carried.get();
         }
-        if (module instanceof ConnectionWait wait) {
-            return awaitConnection(task, host, wait, params, label);
-        }
-        Connection connection = taskConnection(task, host, vars, reads);
+        Connection connection = inputs.connection(task, host, vars, reads.exchanges);
         int attempts = task.until().isPresent() ? Math.max(1, task.retries() + 1) : 1;
         TaskResult result = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {
@@ -288,84 +223,9 @@ final class TaskRunner {
             return planned.failure();
         }
         ItemOutcome.Applied applied = planned.plan().isEmpty() || check ? ItemOutcome.Applied.NOTHING
-                : applyItem(task, host, module, planned.plan(), connection, vars, handler, reads);
+                : applying.apply(task, host, module, planned.plan(), connection, vars, handler, reads);
         return outcome.of(task, host, planned, applied, params, vars, label, handler, step);
     }
-
-    /** What applying a plan came to: the last program's result, or why a write failed (null when none did). */
-    /** The applying step: the plan's commands run on the host (a restart awaited), what the last program said. */
-    private ItemOutcome.Applied applyItem(Task task, HostState host, TaskModule module, Plan plan, Connection connection,
-                              Map<String, Object> vars, boolean handler, HostReads reads) throws UnreachableException {
-        reads.forget(); // the host is about to change
-        reads.ahead().invalidate();
-        // the write also reads what the next task reads first, unless this task's outcome can change what that is
-        boolean alone = task.loop().isPresent() || task.until().isPresent() || handler || ReadAheadPlanner.setsVariables(task, module)
-                || task.timeoutSeconds().isPresent();
-        Connection applying = alone ? connection : reads.ahead().readingAfter(connection);
-        try {
-            Optional<ExecResult> last = CommandRunner.apply(applying, plan, reboot -> {
-                reads.ahead().invalidate(); // what was read before the restart is gone with it
-                if (task.delegateTo().isPresent() && !task.delegateTo().get().equals(host.name())) {
-                    throw new CommandRunner.CommandFailedException("a restart cannot be awaited through delegate_to; "
-                            + "run the task on the host that restarts");
-                }
-                HostReturn.awaitReboot(connections, host, reboot);
-                try {
-                    return taskConnection(task, host, vars, reads);
-                } catch (TemplateException e) {
-                    throw new CommandRunner.CommandFailedException(e.getMessage());
-                }
-            });
-            if (last.isEmpty() || last.get().exitCode() == 0) {
-                reads.wrote(plan);
-            }
-            return new ItemOutcome.Applied(last, null);
-        } catch (UnreachableException e) {
-            throw e;
-        } catch (ConnectionException | CommandRunner.CommandFailedException e) {
-            return new ItemOutcome.Applied(Optional.empty(), e.getMessage());
-        }
-    }
-
-    /** {@code wait_for_connection}: waits for the host itself (never a delegate), in a dry run too. */
-    private TaskResult awaitConnection(Task task, HostState host, ConnectionWait wait, Params params, String label)
-            throws UnreachableException {
-        ConnectionWait.Timing timing;
-        try {
-            timing = wait.timing(params);
-        } catch (ModuleException e) {
-            return failure(host, task, positioned(task, e.getMessage())).withItemLabel(label);
-        }
-        Duration took = HostReturn.awaitConnection(connections, host, timing.delay(), timing.timeout());
-        Map<String, Object> output = new LinkedHashMap<>();
-        output.put("elapsed", took.toSeconds());
-        return TaskResult.builder(host.name(), TaskStatus.OK).message("answered after " + took.toSeconds() + " s")
-                .itemLabel(label).output(output).build();
-    }
-
-    /** The connection a task's commands run on: the host's (or delegate's), become, {@code environment:}, time limit. */
-    private Connection taskConnection(Task task, HostState host, Map<String, Object> vars, HostReads reads)
-            throws TemplateException, UnreachableException {
-        return inputs.connection(task, host, vars, reads.exchanges);
-    }
-
-
-    static TaskResult failure(HostState host, Task task, String message) {
-        return TaskResult.builder(host.name(), TaskStatus.FAILED).message(message).hidden(task.noLog()).build();
-    }
-
-    /**
-     * A module knows nothing of files: its message gets the task's file:line:column unless it names a
-     * place already.
-     */
-    static String positioned(Task task, String message) {
-        if (POSITIONED.matcher(message).lookingAt()) {
-            return message;
-        }
-        return task.position() + ": " + message;
-    }
-
-    private static final java.util.regex.Pattern POSITIONED = java.util.regex.Pattern.compile("\\S[^\\n]*?:\\d+:\\d+: ");
 
     private static void sleep(int seconds) {
         try {

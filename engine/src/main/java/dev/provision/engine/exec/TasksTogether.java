@@ -4,6 +4,7 @@ import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.Steps;
 import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
@@ -48,15 +49,17 @@ final class TasksTogether {
     private final ItemPlanning planning;
     private final ItemOutcome outcome;
     private final ReadAheadPlanner ahead;
+    private final LoopProbes probes;
 
     TasksTogether(PlayContext play, ModuleRegistry modules, TaskInputs inputs, ItemPlanning planning, ItemOutcome outcome,
-                  ReadAheadPlanner ahead) {
+                  ReadAheadPlanner ahead, LoopProbes probes) {
         this.play = play;
         this.modules = modules;
         this.inputs = inputs;
         this.planning = planning;
         this.outcome = outcome;
         this.ahead = ahead;
+        this.probes = probes;
     }
 
     /** A task's result from a run of tasks applied together, with the time it took and its round trips. */
@@ -89,7 +92,7 @@ final class TasksTogether {
         return module.plansTogether() && !inputs.checkMode(task)
                 && !ReadAheadPlanner.setsVariables(task, module) && task.until().isEmpty() && task.changedWhen().isEmpty()
                 && task.failedWhen().isEmpty() && task.timeoutSeconds().isEmpty() && task.delegateTo().isEmpty()
-                && task.keywords().backgroundSeconds().isEmpty() && !task.runOnce();
+                && task.keywords().get(Keyword.BACKGROUND_SECONDS).isEmpty() && !task.runOnce();
     }
 
     /** How many tasks from {@code from} on may join one run ({@link #joins}), at most {@link #MOST}. */
@@ -215,7 +218,7 @@ final class TasksTogether {
                     }
                 }
             } catch (TemplateException e) {
-                items.add(TaskRunner.failure(host, p.task(), e.getMessage()));
+                items.add(ItemOutcome.failure(host, p.task(), e.getMessage()));
                 stopped = true;
             }
             TaskResult result = items.isEmpty() ? null : items.getLast();
@@ -224,7 +227,7 @@ final class TasksTogether {
                     // the items after a failed one run one by one, planned afresh, as the loop goes on in Ansible
                     result = runner.finishLoop(p.task(), host, p.task().loop().get(), p.loopItems(), items, false, p.step(), reads);
                 } catch (TemplateException e) {
-                    result = TaskRunner.failure(host, p.task(), e.getMessage());
+                    result = ItemOutcome.failure(host, p.task(), e.getMessage());
                 }
             }
             long nanos = p.nanos() + (p.commands().isEmpty() ? 0 : applied / changing);
@@ -256,7 +259,7 @@ final class TasksTogether {
         } catch (LoopLookups.LookupException e) {
             return null; // the loop says so in its turn
         }
-        runner.prefetch(task, host, list, loop, step, reads);
+        probes.prefetch(task, host, list, loop, step, reads);
         List<Item> items = new ArrayList<>();
         Connection connection = through;
         for (int index = 0; index < list.size(); index++) {

@@ -1,115 +1,95 @@
 package dev.provision.engine.playbook;
 
 import dev.provision.engine.source.InvalidInputException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.yaml.snakeyaml.nodes.Node;
 
 /**
- * The keywords a block, an include or a role entry pushes down onto the tasks it holds, and that a
- * task may set itself. Mutable only while one mapping is being read; {@link #inherit} makes the
- * combination a child sees.
+ * The keywords ({@link Keyword}) a block, an include or a role entry pushes down onto the tasks it
+ * holds, and that a task may set itself. Mutable only while one mapping is being read; {@link #inherit}
+ * makes the combination a child sees, {@link #freeze} the value a task keeps.
  */
 final class Keywords {
-    /** Keywords any block, include, role entry or task may carry. */
-    static final List<String> NAMES = List.of("when", "tags", "vars", "become", "become_user",
-            "ignore_errors", "no_log", "run_once", "delegate_to", "check_mode", "timeout", "environment", "become_method", "connection", "delegate_facts");
+    /** The names of the keywords any block, include, role entry or task may carry. */
+    static final List<String> NAMES = Keyword.ALL.stream().map(Keyword::name).toList();
+    private static final Map<String, Keyword<?>> BY_NAME = Keyword.ALL.stream()
+            .collect(java.util.stream.Collectors.toUnmodifiableMap(Keyword::name, k -> k));
 
-    final List<Expression> when = new ArrayList<>();
-    final Set<String> tags = new LinkedHashSet<>();
-    final Map<String, Object> vars = new LinkedHashMap<>();
-    Optional<Boolean> become = Optional.empty();
-    Optional<String> becomeUser = Optional.empty();
-    Optional<Boolean> ignoreErrors = Optional.empty();
-    Optional<Boolean> noLog = Optional.empty();
-    Optional<Boolean> runOnce = Optional.empty();
-    Optional<String> delegateTo = Optional.empty();
-    Optional<Boolean> delegateFacts = Optional.empty();
-    Optional<Boolean> checkMode = Optional.empty();
-    Optional<Integer> timeoutSeconds = Optional.empty();
-    Optional<Integer> backgroundSeconds = Optional.empty();
-    Optional<String> becomeMethod = Optional.empty();
-    /** {@code connection: local}: the tasks run on the controller, as with {@code delegate_to: localhost} */
-    Optional<Boolean> local = Optional.empty();
-    final List<Object> environment = new ArrayList<>();
+    /** The keywords set here (or inherited), each with its value. */
+    private final Map<Keyword<?>, Object> values = new LinkedHashMap<>();
 
     /** Nothing inherited (the top of a play). */
     static Keywords none() {
         return new Keywords();
     }
 
+    /** {@code keyword}'s value here, or its value when never set. */
+    <T> T get(Keyword<T> keyword) {
+        return values.containsKey(keyword) ? cast(keyword, values.get(keyword)) : keyword.unset();
+    }
+
+    /** Sets {@code keyword} here, as if this mapping had said so. */
+    <T> void set(Keyword<T> keyword, T value) {
+        values.put(keyword, value);
+    }
+
+    /** Adds {@code value} to what {@code keyword} holds here, as a child that sets it would ({@code when}, {@code tags}). */
+    <T> void add(Keyword<T> keyword, T value) {
+        values.put(keyword, values.containsKey(keyword) ? keyword.inherit(get(keyword), value) : value);
+    }
+
+    /** Forgets {@code keyword} here. */
+    void clear(Keyword<?> keyword) {
+        values.remove(keyword);
+    }
+
     /**
-     * What a child of {@code this} sees when it sets {@code own}: conditions of the parent first, tags
-     * united, vars merged with the child's winning, and every other keyword the child's value when it
-     * sets one, else the parent's.
+     * What a child of {@code this} sees when it sets {@code own}: each keyword combined as its
+     * declaration says (conditions of the parent first, tags united, vars merged with the child's
+     * winning, most others the child's value when it sets one, else the parent's).
      */
     Keywords inherit(Keywords own) {
         Keywords result = new Keywords();
-        result.when.addAll(when);
-        result.when.addAll(own.when);
-        result.tags.addAll(tags);
-        result.tags.addAll(own.tags);
-        result.vars.putAll(vars);
-        result.vars.putAll(own.vars);
-        result.become = own.become.or(() -> become);
-        result.becomeUser = own.becomeUser.or(() -> becomeUser);
-        result.ignoreErrors = own.ignoreErrors.or(() -> ignoreErrors);
-        result.noLog = own.noLog.or(() -> noLog);
-        result.runOnce = own.runOnce.or(() -> runOnce);
-        result.delegateTo = own.delegateTo.or(() -> delegateTo);
-        result.delegateFacts = own.delegateFacts.or(() -> delegateFacts);
-        result.checkMode = own.checkMode.or(() -> checkMode);
-        result.timeoutSeconds = own.timeoutSeconds.or(() -> timeoutSeconds);
-        result.backgroundSeconds = own.backgroundSeconds;
-        result.becomeMethod = own.becomeMethod.or(() -> becomeMethod);
-        result.local = own.local.or(() -> local);
-        result.environment.addAll(environment);
-        result.environment.addAll(own.environment);
+        for (Keyword<?> keyword : values.keySet()) {
+            if (!own.values.containsKey(keyword) && keyword.inherited()) {
+                result.values.put(keyword, values.get(keyword));
+            }
+        }
+        for (Keyword<?> keyword : own.values.keySet()) {
+            result.values.put(keyword, combined(keyword, own));
+        }
         return result;
     }
 
-    /** The value a task keeps: these keywords, with the defaults of those never set. */
+    private <T> T combined(Keyword<T> keyword, Keywords own) {
+        return values.containsKey(keyword) && keyword.inherited() ? keyword.inherit(get(keyword), own.get(keyword)) : own.get(keyword);
+    }
+
+    /** The value a task keeps: these keywords, with the values of those never set. */
     TaskKeywords freeze() {
-        return new TaskKeywords(when, tags, vars, become, becomeUser, ignoreErrors.orElse(false), noLog.orElse(false),
-                runOnce.orElse(false), delegateTo.or(() -> local.orElse(false) ? Optional.of("localhost") : Optional.empty()),
-                delegateFacts.orElse(false), checkMode, timeoutSeconds, becomeMethod, backgroundSeconds, environment);
+        return new TaskKeywords(values);
     }
 
     /** Reads one of {@link #NAMES} into {@code this}; false when the key is not one of them. */
     boolean read(YamlDocument doc, YamlDocument.Entry e) throws InvalidInputException {
-        Node v = e.value();
-        switch (e.key()) {
-            case "when" -> when.addAll(Values.conditions(doc, v, "when"));
-            case "tags" -> tags.addAll(Values.tags(doc, v));
-            case "vars" -> vars.putAll(doc.mapping(v, "'vars'"));
-            case "become" -> become = Optional.of(Values.bool(doc, v, "become"));
-            case "become_user" -> becomeUser = Optional.of(Values.string(doc, v, "become_user"));
-            case "ignore_errors" -> ignoreErrors = Optional.of(Values.bool(doc, v, "ignore_errors"));
-            case "no_log" -> noLog = Optional.of(Values.bool(doc, v, "no_log"));
-            case "run_once" -> runOnce = Optional.of(Values.bool(doc, v, "run_once"));
-            case "delegate_to" -> delegateTo = Optional.of(Values.string(doc, v, "delegate_to"));
-            case "delegate_facts" -> delegateFacts = Optional.of(Values.bool(doc, v, "delegate_facts"));
-            case "check_mode" -> checkMode = Optional.of(Values.bool(doc, v, "check_mode"));
-            case "timeout" -> {
-                int seconds = Values.count(doc, v, "timeout");
-                if (seconds < 1) {
-                    throw doc.error(v, "'timeout' is the task's time limit in seconds and must be at least 1");
-                }
-                timeoutSeconds = Optional.of(seconds);
-            }
-            case "environment" -> environment.add(environment(doc, v));
-            case "become_method" -> becomeMethod = becomeMethod(doc, v);
-            case "connection" -> local = Optional.of(connectionIsLocal(doc, v));
-            default -> {
-                return false;
-            }
+        Keyword<?> keyword = BY_NAME.get(e.key());
+        if (keyword == null) {
+            return false;
         }
+        readInto(keyword, doc, e.value());
         return true;
+    }
+
+    private <T> void readInto(Keyword<T> keyword, YamlDocument doc, Node value) throws InvalidInputException {
+        add(keyword, keyword.read(doc, value));
+    }
+
+    @SuppressWarnings("unchecked") // the map holds each keyword's own type: put only through read, set, add and inherit
+    private static <T> T cast(Keyword<T> keyword, Object value) {
+        return (T) value;
     }
 
     /**
@@ -148,7 +128,7 @@ final class Keywords {
      * ({@code "${proxy_env}"}) that gives one when the task runs. Names are checked here: one that is
      * not a shell variable name would reach {@code env} as an option or a command.
      */
-    private static Object environment(YamlDocument doc, Node v) throws InvalidInputException {
+    static Object environment(YamlDocument doc, Node v) throws InvalidInputException {
         if (v instanceof org.yaml.snakeyaml.nodes.ScalarNode s && !YamlDocument.isNull(s)) {
             String text = Values.string(doc, v, "environment");
             if (!text.contains("${") && !text.contains("{{")) {

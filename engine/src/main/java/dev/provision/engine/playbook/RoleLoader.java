@@ -126,7 +126,7 @@ final class RoleLoader {
         Optional<Path> metaFile = file(roleDir.resolve("meta"), "main");
         Optional<YamlDocument> meta = metaFile.isPresent() ? Optional.of(YamlDocument.read(metaFile.get(), "role meta")) : Optional.empty();
         if (onceInPlay) {
-            String key = roleDir.toAbsolutePath().normalize() + " " + files + " " + new java.util.TreeMap<>(entry.vars) + " "
+            String key = roleDir.toAbsolutePath().normalize() + " " + files + " " + new java.util.TreeMap<>(entry.get(Keyword.VARS)) + " "
                     + new java.util.TreeMap<>(params);
             if (!playRoles.add(key) && !metaFlag(meta, "allow_duplicates")) {
                 return; // the play has it already (Ansible runs a role once per play)
@@ -136,12 +136,12 @@ final class RoleLoader {
                 !files.defaults().equals("main"));
         Map<String, Object> roleVars = optionalMapping(doc, origin.at(), roleDir.resolve("vars"), files.vars(),
                 !files.vars().equals("main"));
-        roleVars.putAll(entry.vars);
+        roleVars.putAll(entry.get(Keyword.VARS));
         roleVars.putAll(params);
         RoleContext context = new RoleContext(name, roleDir.toAbsolutePath().normalize(), defaults, roleVars);
         // role vars live in the RoleContext; keep them out of each task's vars
         Keywords pushed = new Keywords().inherit(entry);
-        pushed.vars.clear();
+        pushed.clear(Keyword.VARS);
         Keywords below = inherited.inherit(pushed);
         Optional<SequenceNode> dependencies = dependencies(meta);
         if (dependencies.isPresent()) {

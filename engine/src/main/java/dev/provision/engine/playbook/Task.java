@@ -66,23 +66,23 @@ public record Task(
 
     // The keywords, read where the runner needs them (see TaskKeywords for their meaning).
     public List<Expression> when() {
-        return keywords.when();
+        return keywords.get(Keyword.WHEN);
     }
 
     public Set<String> tags() {
-        return keywords.tags();
+        return keywords.get(Keyword.TAGS);
     }
 
     public Map<String, Object> vars() {
-        return keywords.vars();
+        return keywords.get(Keyword.VARS);
     }
 
     public boolean ignoreErrors() {
-        return keywords.ignoreErrors();
+        return keywords.get(Keyword.IGNORE_ERRORS);
     }
 
     public boolean runOnce() {
-        return keywords.runOnce();
+        return keywords.get(Keyword.RUN_ONCE);
     }
 
     public Optional<String> delegateTo() {
@@ -90,23 +90,23 @@ public record Task(
     }
 
     public boolean noLog() {
-        return keywords.noLog();
+        return keywords.get(Keyword.NO_LOG);
     }
 
     public Optional<Boolean> become() {
-        return keywords.become();
+        return keywords.get(Keyword.BECOME);
     }
 
     public Optional<String> becomeUser() {
-        return keywords.becomeUser();
+        return keywords.get(Keyword.BECOME_USER);
     }
 
     public Optional<Boolean> checkMode() {
-        return keywords.checkMode();
+        return keywords.get(Keyword.CHECK_MODE);
     }
 
     public Optional<Integer> timeoutSeconds() {
-        return keywords.timeoutSeconds();
+        return keywords.get(Keyword.TIMEOUT);
     }
 
     /** The name shown in {@code TASK [...]}: the task's name, else the module (with role prefix). */

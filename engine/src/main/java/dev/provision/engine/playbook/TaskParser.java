@@ -296,7 +296,7 @@ final class TaskParser {
             String literal = "r\"" + file.getKey() + "\"";
             literals.add(literal);
             Keywords chosen = new Keywords();
-            chosen.when.add(new Expression(computed.fileExpression() + " == " + literal, at));
+            chosen.add(Keyword.WHEN, List.of(new Expression(computed.fileExpression() + " == " + literal, at)));
             try {
                 out.addAll(includeFile(src, file.getValue(), nameNode, keywords.inherit(chosen), "include_tasks", handler));
             } catch (InvalidInputException e) {
@@ -310,7 +310,7 @@ final class TaskParser {
             }
         }
         Keywords none = new Keywords();
-        none.when.add(new Expression("![" + String.join(", ", literals) + "]?seq_contains(" + computed.fileExpression() + ")", at));
+        none.add(Keyword.WHEN, List.of(new Expression("![" + String.join(", ", literals) + "]?seq_contains(" + computed.fileExpression() + ")", at)));
         Map<String, Object> args = Map.of("msg", "include_tasks: no task file " + computed.directoryPrefix()
                 + name.substring(name.lastIndexOf('/') + 1) + " here; the files it can name are " + String.join(", ", files.keySet()));
         out.add(new Task("include_tasks " + name, "fail", args, Map.of(), keywords.inherit(none).freeze(), Optional.empty(),
@@ -559,7 +559,7 @@ final class TaskParser {
                         throw doc.error(written.keyNode(), "'local_action' runs the task on the controller; it cannot "
                                 + "also have 'delegate_to' (keep one of them)");
                     }
-                    own.delegateTo = Optional.of("localhost");
+                    own.set(Keyword.DELEGATE_TO, Optional.of("localhost"));
                 }
             }
             Node v = e.value();
@@ -707,14 +707,14 @@ final class TaskParser {
             throw doc.error(task, "'async' is the task's time limit in seconds and must be at least 1");
         }
         if (poll.orElse(10) > 0) {
-            own.timeoutSeconds = Optional.of(own.timeoutSeconds.map(t -> Math.min(t, seconds)).orElse(seconds));
+            own.set(Keyword.TIMEOUT, Optional.of(own.get(Keyword.TIMEOUT).map(t -> Math.min(t, seconds)).orElse(seconds)));
             return;
         }
         if (!BACKGROUND_MODULES.contains(module)) {
             throw doc.error(task, "'poll: 0' starts a program in the background and forgets it: only command, shell and raw "
                     + "can; for '" + module + "' remove 'poll: 0' (the task then waits, at most 'async' seconds)");
         }
-        own.backgroundSeconds = Optional.of(seconds);
+        own.set(Keyword.BACKGROUND_SECONDS, Optional.of(seconds));
     }
 
     /**

@@ -832,7 +832,7 @@ class PlaybookLoaderTest {
         Block block = (Block) playbook.plays().get(0).tasks().get(0);
         Task t = task(block.block(), 0);
         assertEquals(List.of(Map.of("http_proxy", "http://proxy:3128"), "${proxy_env}", Map.of("LANG", "C")),
-                t.keywords().environment());
+                t.keywords().get(Keyword.ENVIRONMENT));
         for (String bad : List.of("{\"-i\": x}", "{\"A=B\": x}", "{A: [1, 2]}", "just-a-string", "[A]")) {
             InvalidInputException e = assertThrows(InvalidInputException.class, () -> load("""
                     - hosts: all

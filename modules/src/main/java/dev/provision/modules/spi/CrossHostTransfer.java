@@ -34,12 +34,13 @@ public interface CrossHostTransfer {
      * One host's part, once the rounds ran.
      *
      * @param failure why the host did not reach the state its plan promised; empty when it did
-     * @param values result values to add (what it received, the root hash it verified); a {@code msg}
-     *     among them becomes the host's line when it did not fail
+     * @param message the host's line when it did not fail (empty: the line its plan gave)
+     * @param values result values to add (what it received, the root hash it verified)
      */
-    record HostOutcome(Optional<String> failure, Map<String, Object> values) {
+    record HostOutcome(Optional<String> failure, String message, Map<String, Object> values) {
         public HostOutcome {
             requireNonNull(failure, "failure cannot be null");
+            requireNonNull(message, "message cannot be null");
             values = Map.copyOf(values);
         }
     }

@@ -357,7 +357,7 @@ final class FanOut {
                     out.put(n.host(), new CrossHostTransfer.HostOutcome(Optional.of("its record vouches for root hash " + n.root()
                             + " where " + firstHolder.map(Node::host).orElse("the source") + "'s vouches for " + trusted
                             + ", for files of the same size, mode and mtime: remove " + n.settings().dest() + "/" + StageModule.STAGE_DIR
-                            + "/verified on it and stage again"), Map.of()));
+                            + "/verified on it and stage again"), "", Map.of()));
                 }
                 continue;
             }
@@ -369,6 +369,7 @@ final class FanOut {
             values.put("received_files", (long) received.size());
             values.put("fetched_from", own.stream().map(Fetch::donor).distinct().toList());
             Optional<String> failure;
+            String message = "";
             if (ok.isPresent()) {
                 String root = ok.get().verifiedRoot().orElse("");
                 values.put("verified_root_hash", root);
@@ -378,9 +379,9 @@ final class FanOut {
                 } else {
                     failure = Optional.of("verified root hash " + root + " is not the source's " + trusted);
                 }
-                values.put("msg", "fetched " + received.size() + " files from " + String.join(", ", own.stream()
+                message = "fetched " + received.size() + " files from " + String.join(", ", own.stream()
                         .map(f -> from(f.donor())).distinct().toList())
-                        + ", all verified, root sha256 " + root);
+                        + ", all verified, root sha256 " + root;
             } else if (own.isEmpty()) {
                 Settings s = n.settings();
                 failure = Optional.of(s.srcOn().equals("node") && nodes.stream().noneMatch(m -> m.host().equals(s.srcHost()))
@@ -390,7 +391,7 @@ final class FanOut {
             } else {
                 failure = Optional.of(own.get(own.size() - 1).why());
             }
-            out.put(n.host(), new CrossHostTransfer.HostOutcome(failure, values));
+            out.put(n.host(), new CrossHostTransfer.HostOutcome(failure, message, values));
         }
         return out;
     }

@@ -255,7 +255,7 @@ class FanOutTest {
 
         Map<String, CrossHostTransfer.HostOutcome> out = fanOut(results, List.of(ran(first, Map.of()))).conclude();
         assertEquals(List.of("controller"), out.get("node01").values().get("fetched_from"));
-        assertTrue(String.valueOf(out.get("node01").values().get("msg")).contains("from the controller"));
+        assertTrue(out.get("node01").message().contains("from the controller"));
     }
 
     @Test

@@ -1,8 +1,6 @@
 package dev.provision.engine.exec;
 
 import dev.provision.engine.connection.Connection;
-import dev.provision.engine.connection.ConnectionException;
-import dev.provision.engine.connection.Steps;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Loop;
@@ -95,21 +93,12 @@ final class LoopTogether {
             steps.addAll(commands);
             planned.add(new Together(label, params, vars, plan, commands.size(), null));
         }
-        Steps done = new Steps(List.of(), Optional.empty());
-        String lost = null;
         if (!steps.isEmpty()) {
             reads.forget(); // the host is about to change
             reads.ahead().invalidate();
-            try {
-                done = CommandRunner.together(connection, steps);
-            } catch (UnreachableException e) {
-                throw e;
-            } catch (ConnectionException e) {
-                lost = e.getMessage();
-            }
         }
+        AppliedTogether done = AppliedTogether.apply(connection, steps);
         List<TaskResult> results = new ArrayList<>();
-        int first = 0; // the item's first step
         for (Together item : planned) {
             if (item.result() != null) {
                 results.add(item.result());
@@ -118,14 +107,12 @@ final class LoopTogether {
             ItemOutcome.Applied applied = ItemOutcome.Applied.NOTHING;
             boolean stopped = false;
             if (item.steps() > 0) {
-                Steps mine = done.part(first, item.steps());
-                stopped = lost != null || mine.stopped(item.steps());
-                applied = new ItemOutcome.Applied(mine.lastProgram(),
-                        lost != null ? lost : mine.failedWrite().map(Throwable::getMessage).orElse(null));
+                AppliedTogether.Part mine = done.next(item.steps());
+                stopped = mine.stopped();
+                applied = mine.applied();
                 if (!stopped) {
                     reads.wrote(item.planned().plan());
                 }
-                first += item.steps();
             }
             results.add(outcome.of(task, host, item.planned(), applied, item.params(), item.vars(), item.label(), handler, step));
             if (stopped) {

@@ -1,8 +1,6 @@
 package dev.provision.engine.exec;
 
 import dev.provision.engine.connection.Connection;
-import dev.provision.engine.connection.ConnectionException;
-import dev.provision.engine.connection.Steps;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Loop;
@@ -165,19 +163,16 @@ final class TasksTogether {
         }
         int end = from + planned.size();
         List<Command> commands = planned.stream().flatMap(p -> p.commands().stream()).toList();
-        Steps done = new Steps(List.of(), Optional.empty());
-        String lost = null;
+        AppliedTogether done;
         long applying = System.nanoTime();
-        if (!commands.isEmpty()) {
+        if (commands.isEmpty()) {
+            done = AppliedTogether.apply(connection, commands);
+        } else {
             reads.forget(); // the host is about to change
             reading.invalidate();
             reading.following(key -> ahead.readsAfter(tasks, steps, end, host, key, readsAfter(tasks, end)));
             try {
-                done = CommandRunner.together(reading.readingAfter(connection), commands);
-            } catch (UnreachableException e) {
-                throw e;
-            } catch (ConnectionException e) {
-                lost = e.getMessage();
+                done = AppliedTogether.apply(reading.readingAfter(connection), commands);
             } finally {
                 reading.following(null);
             }
@@ -185,7 +180,6 @@ final class TasksTogether {
         long applied = System.nanoTime() - applying;
         long changing = planned.stream().filter(p -> !p.commands().isEmpty()).count();
         List<Settled> results = new ArrayList<>();
-        int first = 0; // the item's first step
         for (Planned p : planned) {
             int exchanges = results.isEmpty() ? reads.exchanges.get() : 0;
             List<TaskResult> items = new ArrayList<>();
@@ -199,14 +193,12 @@ final class TasksTogether {
                         ItemOutcome.Applied outcomeOf = ItemOutcome.Applied.NOTHING;
                         int n = item.commands().size();
                         if (n > 0) {
-                            Steps mine = done.part(first, n);
-                            stopped = lost != null || mine.stopped(n);
-                            outcomeOf = new ItemOutcome.Applied(mine.lastProgram(),
-                                    lost != null ? lost : mine.failedWrite().map(Throwable::getMessage).orElse(null));
+                            AppliedTogether.Part mine = done.next(n);
+                            stopped = mine.stopped();
+                            outcomeOf = mine.applied();
                             if (!stopped) {
                                 reads.wrote(item.plan().plan());
                             }
-                            first += n;
                         }
                         TaskResult result = outcome.of(p.task(), host, item.plan(), outcomeOf, item.params(), item.vars(), item.label(),
                                 false, p.step());

@@ -441,6 +441,7 @@ public final class ProvisionCommand implements Callable<Integer> {
                 Math.max(1, forks), ExtraVars.parse(extraVars), Optional.of(String.join(",", hosts)), Optional.empty(), 0,
                 Duration.ofSeconds(taskTimeout));
         TemplateEngine templates = new TemplateEngine(templateRoots());
+        RunChecks.playbook(book, verify, templates);
         Optional<char[]> becomePassword = becomePassword();
         if (becomePassword.isEmpty()) {
             return ExitCode.USAGE;

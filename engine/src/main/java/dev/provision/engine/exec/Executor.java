@@ -145,8 +145,8 @@ public final class Executor {
         stopRequested = true;
     }
 
+    /** Runs {@code playbook}, which {@link RunChecks#playbook} passed: the caller refuses it before this when it does not. */
     public RunSummary run(Playbook playbook, Inventory inventory) throws InvalidInputException {
-        RunChecks.playbook(playbook, options, templates);
         // every host the run meets (a delegate_facts target too); the recap is of those that played
         Map<String, HostState> states = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
         Set<HostState> played = new java.util.LinkedHashSet<>();

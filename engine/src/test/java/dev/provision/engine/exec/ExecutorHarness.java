@@ -55,7 +55,9 @@ final class ExecutorHarness {
         };
         RunListener listener = new Listeners(List.of(recorder,
                 new HumanOutput(new PrintStream(human, true, StandardCharsets.UTF_8), false, true, 3)));
-        RunSummary summary = new Executor(modules, new TemplateEngine(List.of()), factory, listener, options, factCache, becomePassword)
+        TemplateEngine templates = new TemplateEngine(List.of());
+        RunChecks.playbook(loaded, options, templates); // as the command line does before a run
+        RunSummary summary = new Executor(modules, templates, factory, listener, options, factCache, becomePassword)
                 .run(loaded, hosts);
         listener.recap(summary.stats(), "");
         return summary;

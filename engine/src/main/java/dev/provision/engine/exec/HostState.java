@@ -101,6 +101,20 @@ final class HostState {
         unreachable = true;
     }
 
+    /**
+     * A task's result on this host, as the run and a saved plan's apply both take it: counted in the
+     * host's stats, and a failure or a lost host marks the host (it drops out of the play).
+     */
+    void took(dev.provision.engine.report.TaskResult result) {
+        stats.count(result.status());
+        switch (result.status()) {
+            case FAILED -> failed(true);
+            case UNREACHABLE -> markUnreachable();
+            default -> {
+            }
+        }
+    }
+
     synchronized void closeConnection() {
         if (connection != null) {
             connection.close();

@@ -103,22 +103,15 @@ final class PlanApplier {
             return applyEntry(recording, entries.getFirst(), h, connections);
         }
         List<TaskResult> items = new ArrayList<>();
-        TaskStatus status = TaskStatus.SKIPPED;
         for (PlanRecording.Entry entry : entries) {
             TaskResult item = applyEntry(recording, entry, h, connections);
             if (item.status() == TaskStatus.UNREACHABLE) {
                 return item;
             }
             items.add(item);
-            status = switch (item.status()) {
-                case FAILED -> TaskStatus.FAILED;
-                case CHANGED -> status == TaskStatus.FAILED ? status : TaskStatus.CHANGED;
-                case OK -> status == TaskStatus.SKIPPED ? TaskStatus.OK : status;
-                default -> status;
-            };
         }
         boolean hidden = entries.getFirst().hidden();
-        return TaskResult.builder(h.name(), status).items(items).hidden(hidden).build();
+        return TaskResult.builder(h.name(), TaskRunner.loopStatus(items)).items(items).hidden(hidden).build();
     }
 
     private static PlanRecording.Step headStep(Deque<PlanRecording.Entry> queue) {
@@ -186,13 +179,7 @@ final class PlanApplier {
     }
 
     private void report(HostState h, TaskResult r) {
-        switch (r.status()) {
-            case UNREACHABLE -> h.markUnreachable();
-            case FAILED -> h.failed(true);
-            default -> {
-            }
-        }
-        h.stats.count(r.status());
+        h.took(r);
         listener.hostResult(r);
     }
 }

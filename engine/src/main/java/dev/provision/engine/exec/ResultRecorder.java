@@ -37,14 +37,10 @@ final class ResultRecorder {
             if (r == null) {
                 continue;
             }
-            h.stats.count(r.status());
+            h.took(r);
             listener.hostResult(r);
             switch (r.status()) {
-                case FAILED -> {
-                    h.failed(true);
-                    failures++;
-                }
-                case UNREACHABLE -> h.markUnreachable();
+                case FAILED -> failures++;
                 case CHANGED -> task.notifies().forEach(h::notify);
                 default -> { }
             }

@@ -147,7 +147,7 @@ final class TaskRunner {
             reg.put(loop.loopVar(), list.get(index));
             registered.add(reg);
         }
-        TaskStatus status = aggregate(results);
+        TaskStatus status = loopStatus(results);
         List<Change> changes = results.stream().flatMap(r -> r.changes().stream()).toList();
         String message = results.stream().filter(r -> r.status() == TaskStatus.FAILED).map(TaskResult::message).findFirst().orElse("");
         boolean check = inputs.checkMode(task);
@@ -161,7 +161,8 @@ final class TaskRunner {
         return whole;
     }
 
-    private static TaskStatus aggregate(List<TaskResult> results) {
+    /** A loop's status from its items', in the run and when a saved plan is applied alike. */
+    static TaskStatus loopStatus(List<TaskResult> results) {
         if (results.stream().anyMatch(r -> r.status() == TaskStatus.FAILED)) {
             return TaskStatus.FAILED;
         }

@@ -95,6 +95,11 @@ if command -v openssl >/dev/null 2>&1; then hasher='openssl dgst -sha256 -r'; el
 unpack() {
     r=0
     if [ "$take" = yes ]; then
+        # what lands is written out while the stream goes on (every 5 s), not all after it: the sync
+        # before the files take their names would otherwise write everything the kernel still holds
+        # (up to a tenth of the node's memory) after the stream's last byte
+        ( while sleep 5; do sync -f "$stage/tmp"; done ) </dev/null >/dev/null 2>&1 &
+        flusher=$!
         # what it skips named rather than what it takes: tar matches a list of names to take one by
         # one against every member (100 000 files: minutes of CPU), names to leave out in a hash.
         # -v names each member as tar starts it, so the one before it is whole: it is hashed then,
@@ -106,6 +111,7 @@ unpack() {
                    END { if (n) print "./" prev }' \
             | (cd -- "$stage/tmp" && exec xargs -d '\n' -r -n 64 $hasher) > "$stage/streamed" 2>/dev/null
         r=$(cat "$stage/tar.rc" 2>/dev/null || echo 1)
+        kill "$flusher" 2>/dev/null || :
     fi
     cat >/dev/null   # the rest of the stream, which the next node still needs
     return $r

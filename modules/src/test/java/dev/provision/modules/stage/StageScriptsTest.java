@@ -304,6 +304,12 @@ class StageScriptsTest {
         Files.writeString(dest.resolve(".provision-stage/tmp/sub/part"), "12345");
         Files.writeString(dest.resolve(".provision-stage/rsync.out"), ">f+++++++++ 1000 x y\n.d..t...... 4096 sub/\n>f+++++++++ 24 z\n");
         assertEquals("1029 3\n", sh(StageModule.progressArgv(dest.toString())).stdout());
+
+        // a chain's unpacking says what landed (BYTES FILES, then the member in flight, whose size so far
+        // is added): the files under tmp are not counted one by one
+        Files.writeString(dest.resolve(".provision-stage/received"), "700 2\nsub/part\n");
+        Files.writeString(dest.resolve(".provision-stage/tmp/other"), "not counted");
+        assertEquals("1729 4\n", sh(StageModule.progressArgv(dest.toString())).stdout());
     }
 
     @Test

@@ -29,18 +29,19 @@ final class AppliedTogether {
         this.lost = lost;
     }
 
-    /** Applies {@code commands} (each {@link CommandRunner#inOneExchange}) in one exchange; none: nothing is sent. */
+    /** Nothing applied: every part is empty. */
+    static AppliedTogether nothing() {
+        return new AppliedTogether(new Steps(List.of(), Optional.empty()), null);
+    }
+
+    /** Applies {@code commands} (each {@link CommandRunner#inOneExchange}) in one exchange. */
     static AppliedTogether apply(Connection connection, List<Command> commands) throws UnreachableException {
-        Steps none = new Steps(List.of(), Optional.empty());
-        if (commands.isEmpty()) {
-            return new AppliedTogether(none, null);
-        }
         try {
             return new AppliedTogether(CommandRunner.together(connection, commands), null);
         } catch (UnreachableException e) {
             throw e;
         } catch (ConnectionException e) {
-            return new AppliedTogether(none, e.getMessage());
+            return new AppliedTogether(new Steps(List.of(), Optional.empty()), e.getMessage());
         }
     }
 

@@ -93,11 +93,12 @@ final class LoopTogether {
             steps.addAll(commands);
             planned.add(new Together(label, params, vars, plan, commands.size(), null));
         }
+        AppliedTogether done = AppliedTogether.nothing();
         if (!steps.isEmpty()) {
             reads.forget(); // the host is about to change
             reads.ahead().invalidate();
+            done = AppliedTogether.apply(connection, steps);
         }
-        AppliedTogether done = AppliedTogether.apply(connection, steps);
         List<TaskResult> results = new ArrayList<>();
         for (Together item : planned) {
             if (item.result() != null) {

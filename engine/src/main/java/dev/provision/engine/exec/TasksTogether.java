@@ -163,11 +163,9 @@ final class TasksTogether {
         }
         int end = from + planned.size();
         List<Command> commands = planned.stream().flatMap(p -> p.commands().stream()).toList();
-        AppliedTogether done;
+        AppliedTogether done = AppliedTogether.nothing();
         long applying = System.nanoTime();
-        if (commands.isEmpty()) {
-            done = AppliedTogether.apply(connection, commands);
-        } else {
+        if (!commands.isEmpty()) {
             reads.forget(); // the host is about to change
             reading.invalidate();
             reading.following(key -> ahead.readsAfter(tasks, steps, end, host, key, readsAfter(tasks, end)));

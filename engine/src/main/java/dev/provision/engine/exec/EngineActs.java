@@ -28,6 +28,11 @@ final class EngineActs {
         this.connections = connections;
     }
 
+    /** Whether the engine carries out {@code module}'s tasks itself: nothing to plan or read ahead. */
+    static boolean carriesOut(TaskModule module) {
+        return module instanceof MetaModule || module instanceof ConnectionWait;
+    }
+
     /** The item's result when {@code module} is one of them; empty for a module that plans. */
     Optional<TaskResult> carryOut(Task task, HostState host, TaskModule module, Params params, String label)
             throws UnreachableException {

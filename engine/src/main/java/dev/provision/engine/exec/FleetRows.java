@@ -21,17 +21,16 @@ final class FleetRows {
     private FleetRows() {
     }
 
-    /** One line naming the failing rows of a check table, e.g. {@code gpu.ecc.volatile: 3 (expected 0)}. */
-    static String failingSummary(List<CheckResult> rows, String otherwise) {
-        String failing = rows.stream()
+    /**
+     * One line naming the failing rows of a check table ({@link CheckResult#anyFailed}), e.g.
+     * {@code gpu.ecc.volatile: 3 (expected 0)}.
+     */
+    static String failingSummary(List<CheckResult> rows) {
+        return rows.stream()
                 .filter(r -> r.verdict() == Verdict.FAIL)
                 .map(r -> r.check() + ": " + r.measured() + " (expected " + r.expected() + ")"
                         + (r.detail().isEmpty() ? "" : " " + r.detail()))
                 .collect(Collectors.joining("; "));
-        if (!failing.isEmpty()) {
-            return failing;
-        }
-        return otherwise.isEmpty() ? "check failed" : otherwise;
     }
 
     /** Runs the fleet step over the hosts that produced a result and returns the updated results. */
@@ -72,7 +71,7 @@ final class FleetRows {
             all.addAll(found.rows());
             boolean fails = CheckResult.anyFailed(found.rows());
             TaskStatus status = !fails ? r.status() : ignoreErrors ? TaskStatus.IGNORED : TaskStatus.FAILED;
-            String message = fails ? failingSummary(all, r.message()) : r.message();
+            String message = fails ? failingSummary(all) : r.message();
             updated.put(host, r.toBuilder().status(status).message(message).output(output).checks(all).build());
         });
         return updated;

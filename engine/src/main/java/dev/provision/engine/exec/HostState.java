@@ -3,6 +3,7 @@ package dev.provision.engine.exec;
 import dev.provision.engine.connection.Connection;
 import dev.provision.engine.inventory.Host;
 import dev.provision.engine.report.HostStats;
+import dev.provision.engine.report.TaskResult;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -105,7 +106,7 @@ final class HostState {
      * A task's result on this host, as the run and a saved plan's apply both take it: counted in the
      * host's stats, and a failure or a lost host marks the host (it drops out of the play).
      */
-    void took(dev.provision.engine.report.TaskResult result) {
+    void took(TaskResult result) {
         stats.count(result.status());
         switch (result.status()) {
             case FAILED -> failed(true);

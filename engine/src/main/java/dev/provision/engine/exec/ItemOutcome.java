@@ -65,7 +65,7 @@ final class ItemOutcome {
         if (dev.provision.modules.spi.CheckResult.anyFailed(plan.checks()) && status != TaskStatus.FAILED) {
             // a read-only check that found a fault: the plan is empty, the verdict is in its rows
             status = TaskStatus.FAILED;
-            message = FleetRows.failingSummary(plan.checks(), plan.reason());
+            message = FleetRows.failingSummary(plan.checks());
         }
         TaskResult result = TaskResult.builder(host.name(), status).changes(plan.changes()).message(message).itemLabel(label)
                 .forecast(check && !plan.isEmpty())

@@ -6,8 +6,6 @@ import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.template.TemplateException;
-import dev.provision.modules.control.MetaModule;
-import dev.provision.modules.spi.ConnectionWait;
 import dev.provision.modules.spi.ParamException;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.ProbeResult;
@@ -36,7 +34,7 @@ final class LoopProbes {
     /** Reads them into {@code reads}; an item whose arguments do not render, or whose condition is false, is left to itself. */
     void prefetch(Task task, HostState host, List<?> items, Loop loop, TaskStep step, HostReads reads) throws UnreachableException {
         TaskModule module = modules.module(task.module()).orElseThrow();
-        if (items.size() < 2 || module instanceof ConnectionWait || module instanceof MetaModule) {
+        if (items.size() < 2 || EngineActs.carriesOut(module)) {
             return;
         }
         LinkedHashSet<List<String>> probes = new LinkedHashSet<>();

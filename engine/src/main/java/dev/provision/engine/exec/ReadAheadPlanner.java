@@ -6,8 +6,6 @@ import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Loop;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.template.TemplateException;
-import dev.provision.modules.control.MetaModule;
-import dev.provision.modules.spi.ConnectionWait;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamException;
 import dev.provision.modules.spi.Params;
@@ -101,7 +99,7 @@ final class ReadAheadPlanner {
         for (; j < tasks.size() && j < from + window; j++) {
             Task task = tasks.get(j);
             TaskModule module = modules.module(task.module()).orElseThrow();
-            if (module instanceof ConnectionWait || module instanceof MetaModule) {
+            if (EngineActs.carriesOut(module)) {
                 break;
             }
             // a task with a time limit of its own reads within it, never in an exchange bounded by another's

@@ -230,9 +230,9 @@ public final class PlaybookLoader {
             throw doc.error(mapping, "play" + (name.isEmpty() ? "" : " '" + name + "'")
                     + " has no 'hosts'; add 'hosts: all' or a group name");
         }
-        playLevel.add(Keyword.TAGS, java.util.Set.copyOf(importTags));
+        playLevel.add(Keyword.TAGS, java.util.Collections.unmodifiableSet(new LinkedHashSet<>(importTags)));
         playLevel.add(Keyword.WHEN, List.copyOf(importWhen));
-        playLevel.add(Keyword.TAGS, java.util.Set.copyOf(tags));
+        playLevel.add(Keyword.TAGS, java.util.Collections.unmodifiableSet(tags));
         Path directory = doc.file().toAbsolutePath().normalize().getParent();
         List<Task> allHandlers = new ArrayList<>();
         // handlers of roles imported among the tasks are the play's too

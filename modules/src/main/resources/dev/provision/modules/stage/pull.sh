@@ -97,8 +97,9 @@ unpack() {
     if [ "$take" = yes ]; then
         # what lands is written out while the stream goes on (every 5 s), not all after it: the sync
         # before the files take their names would otherwise write everything the kernel still holds
-        # (up to a tenth of the node's memory) after the stream's last byte
-        ( while sleep 5; do sync -f "$stage/tmp"; done ) </dev/null >/dev/null 2>&1 &
+        # (up to a tenth of the node's memory) after the stream's last byte; it ends with this script
+        # when that is killed
+        ( while sleep 5 && kill -0 $$; do sync -f "$stage/tmp"; done ) </dev/null >/dev/null 2>&1 &
         flusher=$!
         mkdir -p "$stage/batches"
         # what it skips named rather than what it takes: tar matches a list of names to take one by

@@ -12,7 +12,9 @@ import dev.provision.engine.exec.RunSummary;
 import dev.provision.engine.config.AnsibleConfig;
 import dev.provision.engine.inventory.Host;
 import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.plan.PlanApply;
 import dev.provision.engine.plan.SavedPlan;
+import dev.provision.engine.plan.SavedPlans;
 import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Playbook;
 import dev.provision.engine.playbook.PlaybookLoader;
@@ -282,7 +284,8 @@ public final class ProvisionCommand implements Callable<Integer> {
             return usageError("--task-timeout must be at least 1 second, got " + taskTimeout);
         }
         if (showPlan != null) {
-            return SavedPlans.show(SavedPlan.read(showPlan), showPlan, out, invokedAs());
+            SavedPlans.show(SavedPlan.read(showPlan), showPlan, out, hints());
+            return ExitCode.OK;
         }
         if (applyPlan != null) {
             return applyPlan();
@@ -362,7 +365,7 @@ public final class ProvisionCommand implements Callable<Integer> {
             java.util.Arrays.fill(becomePassword.get(), '\0');
         }
         List<String> saved = savePlan != null && !summary.interrupted()
-                ? SavedPlans.save(savePlan, recording, summary, playbook, inventory, options, invokedAs()) : List.of();
+                ? SavedPlans.save(savePlan, recording, summary, playbook, inventory, options, new Version().getVersion()[0], hints()) : List.of();
         ExitCode code = finish(summary, listener, report, changedKeys);
         saved.forEach(out::println);
         return code;
@@ -448,47 +451,28 @@ public final class ProvisionCommand implements Callable<Integer> {
         }
         JsonReport report = json == null ? null : new JsonReport(json);
         RunListener listener = listener(report);
-        RunSummary summary;
+        PlanApply.Outcome outcome;
         Set<String> changedKeys;
-        Map<String, String> drifted = new LinkedHashMap<>();
         try (ConnectionFactory connections = ConnectionSetup.factory(this)) {
-            out.println("Verifying " + applyPlan + " (made " + plan.header().created() + ") on " + hosts.size()
-                    + " host" + (hosts.size() == 1 ? "" : "s") + " with a dry run...");
-            PlanRecording fresh = new PlanRecording();
-            SavedPlans.Unreachable lost = new SavedPlans.Unreachable(out);
-            RunSummary verified = new Executor(modules, templates, connections, lost, verify, FactCache.at(FactCache.defaultDirectory()),
-                    becomePassword.get()).record(fresh).run(book, inv);
-            List<String> matching = new ArrayList<>();
-            Map<String, List<PlanRecording.Entry>> planned = fresh.entries();
-            for (String host : hosts) {
-                if (verified.unreachableHosts().contains(host)) {
-                    continue;
-                }
-                Optional<String> drift = plan.drift(host, planned.getOrDefault(host, List.of()));
-                if (drift.isPresent()) {
-                    drifted.put(host, drift.get());
-                    out.println("drifted: [" + host + "] => " + drift.get() + "; left untouched");
-                } else {
-                    matching.add(host);
-                }
-            }
-            Executor apply = new Executor(modules, templates, connections, listener, verify, FactCache.none(), becomePassword.get());
-            summary = SavedPlans.merge(apply.applyRecorded(fresh, matching, inv), verified);
+            outcome = new PlanApply(modules, templates, connections, verify, becomePassword.get(), out, listener)
+                    .apply(plan, applyPlan, book, inv, hosts);
             changedKeys = connections instanceof SshConnectionFactory ssh ? ssh.knownHosts().changedKeyHosts() : Set.of();
         } finally {
             java.util.Arrays.fill(becomePassword.get(), '\0');
         }
-        ExitCode code = finish(summary, listener, report, changedKeys);
-        if (!drifted.isEmpty()) {
-            out.println();
-            out.println("Refused, changed since the plan was made: " + String.join(", ", drifted.keySet())
-                    + ". Make and review a new plan for " + (drifted.size() == 1 ? "it" : "them") + ":");
-            out.println("    " + ShellWords.join(SavedPlans.replanCommand(invokedAs(), plan, applyPlan, drifted.keySet())));
+        ExitCode code = finish(outcome.summary(), listener, report, changedKeys);
+        if (!outcome.drifted().isEmpty()) {
+            PlanApply.printRefused(out, plan, applyPlan, outcome.drifted(), hints());
             if (code == ExitCode.OK || code == ExitCode.CHANGES || code == ExitCode.NOT_JUDGED) {
                 return ExitCode.DRIFTED;
             }
         }
         return code;
+    }
+
+    /** How the commands a saved plan's hints name start. */
+    private SavedPlans.Hints hints() {
+        return new SavedPlans.Hints(invokedAs(), HIDDEN_VARS);
     }
 
     /** For a mistyped option ({@code --chek}), the closest real one. */

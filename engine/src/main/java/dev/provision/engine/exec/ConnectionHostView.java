@@ -25,13 +25,6 @@ final class ConnectionHostView implements HostView {
     private final HostReads reads;
     /** What the task's other hosts sent of their larger files: see {@link SharedContents}. */
     private final SharedContents shared;
-    static final int CONTENT_WITH_STAT_MAX = 256 * 1024;
-    /** One path's stat line, as {@link #parseStat} reads it (the size last: the script compares it as ${l##*|}). */
-    private static final String STAT = "stat -c '%F|%a|%U|%G|%d|%i|%h|%s'";
-    private static final byte[] CONTENT_MARKER = "\nCONTENT\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] DIGEST_MARKER = "\nDIGEST ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final int DIGEST_LENGTH = 64;
-
     /** @param forecast in check mode, the host's forecast state, consulted before the real one */
     ConnectionHostView(String name, Connection connection, Map<String, Object> facts, Optional<Forecast> forecast) {
         this(name, connection, facts, forecast, new HostReads(), new SharedContents());
@@ -173,128 +166,25 @@ final class ConnectionHostView implements HostView {
         if (known != null) {
             return known;
         }
-        // A small regular file's content comes along (after a CONTENT line): a module that stats a
-        // file nearly always reads it next, and one round trip is cheaper than two. Where the task's
-        // other hosts had larger files in common, its digest comes instead (a DIGEST line).
-        String script = statScript(path, false);
-        // what was read ahead (before the task's other hosts had sent anything) comes with the content
-        if (shared.wantsDigest(path) && !(connection instanceof ReadAhead.Serving ahead && ahead.knows(ExecRequest.shell(script)))) {
-            script = statScript(path, true);
+        // A small regular file's content comes along with its stat, a larger one's digest where the
+        // task's other hosts had it in common, a missing path's parent: see StatProbe.
+        // What was read ahead (before the task's other hosts had sent anything) comes with the content.
+        String script = StatProbe.script(path, false, SharedContents.MIN_SIZE);
+        if (shared.wantsDigest(path) && !reads.ahead().knows(connection, ExecRequest.shell(script))) {
+            script = StatProbe.script(path, true, SharedContents.MIN_SIZE);
         }
-        ExecResult r = exec(ExecRequest.shell(script));
-        if (r.exitCode() == 3) {
-            reads.stat(path, Optional.empty());
-            parentOf(path).ifPresent(parent -> {
-                String said = r.stdoutText();
-                if (said.startsWith(PARENT)) {
-                    reads.stat(parent, Optional.of(parseStat(said.substring(PARENT.length()))));
-                } else if (said.startsWith(NO_PARENT)) {
-                    reads.stat(parent, Optional.empty());
-                }
-            });
-            return Optional.empty();
-        }
-        if (r.exitCode() != 0) {
-            throw new ModuleException("cannot stat " + path + ": " + r.stderrText().strip());
-        }
-        byte[] out = r.stdout();
-        int marker = marker(out, CONTENT_MARKER);
-        int digest = marker < 0 ? marker(out, DIGEST_MARKER) : -1;
-        int statEnd = marker >= 0 ? marker : digest >= 0 ? digest : out.length;
-        FileStat stat = parseStat(new String(out, 0, statEnd, java.nio.charset.StandardCharsets.UTF_8));
-        if (stat.type() == FileStat.Type.FILE && marker >= 0) {
-            byte[] content = java.util.Arrays.copyOfRange(out, marker + CONTENT_MARKER.length, out.length);
-            if (content.length == stat.size()) { // else it changed meanwhile: a later readFile reads it afresh
-                reads.content(path, shared.offer(path, content));
-            }
-        } else if (stat.type() == FileStat.Type.FILE && digest >= 0) {
-            int from = digest + DIGEST_MARKER.length;
-            String sha256 = new String(out, from, Math.min(DIGEST_LENGTH, out.length - from), java.nio.charset.StandardCharsets.US_ASCII);
-            byte[] content = shared.content(path, sha256);
-            if (content != null && content.length == stat.size()) { // else a later readFile reads it
+        StatProbe.Answer said = StatProbe.parse(path, exec(ExecRequest.shell(script)));
+        said.parent().ifPresent(parent -> reads.stat(StatProbe.parentOf(path).orElseThrow(), parent));
+        if (said.content().isPresent()) {
+            reads.content(path, shared.offer(path, said.content().get()));
+        } else if (said.digest().isPresent()) {
+            byte[] content = shared.content(path, said.digest().get());
+            if (content != null && content.length == said.stat().orElseThrow().size()) { // else a later readFile reads it
                 reads.content(path, content);
             }
-        } else if (stat.type() == FileStat.Type.FILE && stat.size() == 0) {
-            reads.content(path, new byte[0]);
         }
-        reads.stat(path, Optional.of(stat));
-        return Optional.of(stat);
-    }
-
-    /** The stat of a path, with a small file's content (or, {@code digest}, a larger one's SHA-256) or a missing one's parent. */
-    private static String statScript(String path, boolean digest) {
-        String p = ShellWords.quote(path);
-        String send = "printf 'CONTENT\\n'; cat -- " + p + " || true;";
-        if (digest) {
-            send = "if [ \"${l##*|}\" -ge " + SharedContents.MIN_SIZE + " ] && d=$(sha256sum -- " + p
-                    + " 2>/dev/null); then printf 'DIGEST %." + DIGEST_LENGTH + "s\\n' \"$d\"; else " + send + " fi;";
-        }
-        return "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(" + STAT + " -- " + p
-                + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L " + p + " ]; then readlink -- " + p + " || true;"
-                + " elif [ \"${l%%|*}\" = 'regular file' ] && [ \"${l##*|}\" -le " + CONTENT_WITH_STAT_MAX
-                + " ] && [ -r " + p + " ]; then " + send + " fi; else " + parentStat(path) + " exit 3; fi";
-    }
-
-    private static final String PARENT = "PARENT ";
-    private static final String NO_PARENT = "NO PARENT";
-
-    /**
-     * What a missing path's parent is, said in the same round trip: a module that finds its target
-     * missing nearly always asks about the directory it would create it in next (copy, template,
-     * lineinfile's create, file's directory), and one exchange is cheaper than two.
-     */
-    private static String parentStat(String path) {
-        Optional<String> parent = parentOf(path);
-        if (parent.isEmpty()) {
-            return "";
-        }
-        String q = ShellWords.quote(parent.get());
-        return "if [ -e " + q + " ] || [ -L " + q + " ]; then l=$(" + STAT + " -- " + q
-                + ") && printf '" + PARENT + "%s\n' \"$l\" && { [ ! -L " + q + " ] || readlink -- " + q + " || true; };"
-                + " else echo '" + NO_PARENT + "'; fi;";
-    }
-
-    /** The directory an absolute path is in; empty for {@code /} and for relative paths. */
-    static Optional<String> parentOf(String path) {
-        int slash = path.lastIndexOf('/');
-        if (!path.startsWith("/") || path.equals("/") || path.endsWith("/") || path.contains("/./") || path.contains("/../")) {
-            return Optional.empty();
-        }
-        return Optional.of(slash == 0 ? "/" : path.substring(0, slash));
-    }
-
-    /** Where the marker's line starts (at the end of the first line), or -1. */
-    private static int marker(byte[] out, byte[] marker) {
-        int lineEnd = 0;
-        while (lineEnd < out.length && out[lineEnd] != '\n') {
-            lineEnd++;
-        }
-        if (out.length - lineEnd < marker.length) {
-            return -1;
-        }
-        for (int i = 0; i < marker.length; i++) {
-            if (out[lineEnd + i] != marker[i]) {
-                return -1;
-            }
-        }
-        return lineEnd;
-    }
-
-    static FileStat parseStat(String out) {
-        List<String> lines = out.lines().toList();
-        String[] f = lines.get(0).split("\\|", -1);
-        FileStat.Type type = switch (f[0]) {
-            case "regular file", "regular empty file" -> FileStat.Type.FILE;
-            case "directory" -> FileStat.Type.DIRECTORY;
-            case "symbolic link" -> FileStat.Type.LINK;
-            default -> FileStat.Type.OTHER;
-        };
-        String target = type == FileStat.Type.LINK && lines.size() > 1 ? lines.get(1) : "";
-        if (f.length >= 8) { // the size last: the script compares it as ${l##*|}
-            return new FileStat(type, Integer.parseInt(f[1], 8), f[2], f[3], Long.parseLong(f[7]), target,
-                    Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]));
-        }
-        return new FileStat(type, Integer.parseInt(f[1], 8), f[2], f[3], Long.parseLong(f[4]), target);
+        reads.stat(path, said.stat());
+        return said.stat();
     }
 
     private ExecResult exec(ExecRequest request) throws ModuleException {

@@ -17,15 +17,15 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 
 /**
  * Applies what a {@link PlanRecording} holds, exactly: each host's recorded changes in their order,
- * without planning again, the hosts in parallel and the steps reported one after another as a run
- * reports its tasks. A host that fails or is lost drops out, as in a run.
+ * without planning again, the hosts in parallel as a run takes a task across them ({@link HostsInParallel})
+ * and the steps reported one after another as a run reports its tasks; a loop's items as the run's
+ * loop has them ({@link TaskRunner#loopStatus}). A host that fails or is lost drops out, as in a run.
  */
 final class PlanApplier {
     private final ConnectionFactory connectionFactory;
@@ -49,11 +49,15 @@ final class PlanApplier {
             states.put(name, h);
             pending.put(h, new ArrayDeque<>(entries.getOrDefault(name, List.of())));
         }
-        Semaphore slots = new Semaphore(forks);
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
              Connections connections = new Connections(connectionFactory, inventory, becomePassword)) {
+            HostsInParallel parallel = new HostsInParallel(pool, new Semaphore(forks), listener);
             listener.playStarted("Apply the saved plan", List.copyOf(states.keySet()), false);
-            connect(states.values(), connections, pool, slots);
+            parallel.run("Connecting", List.copyOf(states.values()), h -> connect(h, connections)).forEach((h, r) -> {
+                if (r != null) {
+                    report(h, r);
+                }
+            });
             List<PlanRecording.Step> steps = recording.steps();
             for (int i = 0; i < steps.size(); ) {
                 // A loop's items are steps of one task: one TASK line, one result per host with its items.
@@ -64,33 +68,33 @@ final class PlanApplier {
                 }
                 List<PlanRecording.Step> group = steps.subList(i, end);
                 i = end;
-                List<HostState> on = pending.keySet().stream()
-                        .filter(h -> h.active() && group.contains(headStep(pending.get(h)))).toList();
-                if (on.isEmpty()) {
+                Map<HostState, List<PlanRecording.Entry>> mine = new LinkedHashMap<>();
+                for (HostState h : pending.keySet()) {
+                    while (h.active() && pending.get(h).peek() != null && group.contains(headStep(pending.get(h)))) {
+                        mine.computeIfAbsent(h, k -> new ArrayList<>()).add(pending.get(h).poll());
+                    }
+                }
+                if (mine.isEmpty()) {
                     continue;
                 }
                 listener.taskStarted(first.task(), first.position(), first.handler());
-                Map<HostState, CompletableFuture<TaskResult>> results = new LinkedHashMap<>();
-                for (HostState h : on) {
-                    List<PlanRecording.Entry> mine = new ArrayList<>();
-                    while (pending.get(h).peek() != null && group.contains(headStep(pending.get(h)))) {
-                        mine.add(pending.get(h).poll());
-                    }
-                    results.put(h, CompletableFuture.supplyAsync(() -> {
-                        slots.acquireUninterruptibly();
-                        try {
-                            return applyTask(recording, mine, h, connections);
-                        } finally {
-                            slots.release();
-                        }
-                    }, pool));
-                }
-                results.forEach((h, f) -> report(h, f.join()));
+                parallel.run(first.task(), List.copyOf(mine.keySet()), h -> applyTask(recording, mine.get(h), h, connections))
+                        .forEach(this::report);
             }
         } finally {
             states.values().forEach(HostState::closeConnection);
         }
         return RunSummary.of(states.values(), false);
+    }
+
+    /** Opens the host's connection: null, or why it is unreachable. */
+    private static TaskResult connect(HostState h, Connections connections) {
+        try {
+            connections.open(h);
+            return null;
+        } catch (UnreachableException e) {
+            return TaskResult.simple(h.name(), TaskStatus.UNREACHABLE, e.getMessage());
+        }
     }
 
     private static boolean sameTask(PlanRecording.Step a, PlanRecording.Step b) {
@@ -117,29 +121,6 @@ final class PlanApplier {
     private static PlanRecording.Step headStep(Deque<PlanRecording.Entry> queue) {
         PlanRecording.Entry head = queue.peek();
         return head == null ? null : head.step();
-    }
-
-    private void connect(Iterable<HostState> hosts, Connections connections, ExecutorService pool, Semaphore slots) {
-        Map<HostState, CompletableFuture<String>> opened = new LinkedHashMap<>();
-        for (HostState h : hosts) {
-            opened.put(h, CompletableFuture.supplyAsync(() -> {
-                slots.acquireUninterruptibly();
-                try {
-                    connections.open(h);
-                    return "";
-                } catch (UnreachableException e) {
-                    return e.getMessage();
-                } finally {
-                    slots.release();
-                }
-            }, pool));
-        }
-        opened.forEach((h, f) -> {
-            String failure = f.join();
-            if (!failure.isEmpty()) {
-                report(h, TaskResult.simple(h.name(), TaskStatus.UNREACHABLE, failure));
-            }
-        });
     }
 
     private TaskResult applyEntry(PlanRecording recording, PlanRecording.Entry entry, HostState h, Connections connections) {

@@ -167,6 +167,11 @@ final class ReadAhead {
         return following == null ? connection : new ReadingAfter(connection, connection.target(), following);
     }
 
+    /** Whether {@code request} was read ahead through {@code connection} (or what it wraps). */
+    boolean knows(Connection connection, ExecRequest request) {
+        return answer(connection.target(), request).isPresent();
+    }
+
     /** {@code connection}, with what was read ahead through it answered from here. */
     Connection serving(Connection connection) {
         return new Serving(connection, connection.target(), null);
@@ -200,11 +205,6 @@ final class ReadAhead {
             this.connection = connection;
             this.key = key;
             this.wanted = wanted;
-        }
-
-        /** Whether {@code request} was read ahead. */
-        boolean knows(ExecRequest request) {
-            return answer(key, request).isPresent();
         }
 
         @Override

@@ -150,7 +150,7 @@ final class ReadAheadPlanner {
         for (Ahead a : planned.tasks()) {
             boolean check = inputs.checkMode(a.task());
             ConnectionHostView view = new ConnectionHostView(host.name(), ahead.noting(planned.through(), wanted), host.facts(),
-                    check ? Optional.of(host.forecast) : Optional.empty(), new HostReads(), a.step().contents());
+                    check ? Optional.of(host.forecast) : Optional.empty(), new HostReads(ahead), a.step().contents());
             if (!a.module().probesAhead()) {
                 view.refuseProbes();
             }

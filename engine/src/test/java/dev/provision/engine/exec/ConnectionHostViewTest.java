@@ -76,7 +76,7 @@ class ConnectionHostViewTest {
 
     @Test
     void aLargeFileIsReadByItsOwnCommand() throws Exception {
-        byte[] content = new byte[ConnectionHostView.CONTENT_WITH_STAT_MAX + 1];
+        byte[] content = new byte[StatProbe.CONTENT_WITH_STAT_MAX + 1];
         java.util.Arrays.fill(content, (byte) 'x');
         Path file = Files.write(dir.resolve("large"), content);
         ConnectionHostView view = view();
@@ -208,14 +208,5 @@ class ConnectionHostViewTest {
         assertEquals(FileStat.Type.LINK, parent.type());
         assertEquals(sub.toString(), parent.linkTarget());
         assertEquals(3, commands.get());
-    }
-
-    @Test
-    void theParentOfAPathIsTakenOnlyWhereItIsPlain() {
-        assertEquals(Optional.of("/etc"), ConnectionHostView.parentOf("/etc/hosts"));
-        assertEquals(Optional.of("/"), ConnectionHostView.parentOf("/etc"));
-        assertEquals(Optional.empty(), ConnectionHostView.parentOf("/"));
-        assertEquals(Optional.empty(), ConnectionHostView.parentOf("/etc/../x"));
-        assertEquals(Optional.empty(), ConnectionHostView.parentOf("relative/x"));
     }
 }

@@ -1,12 +1,10 @@
-package dev.provision.engine.cli;
+package dev.provision.engine.plan;
 
 import dev.provision.engine.exec.PlanRecording;
 import dev.provision.engine.exec.RunOptions;
 import dev.provision.engine.exec.RunSummary;
 import dev.provision.engine.inventory.Host;
 import dev.provision.engine.inventory.Inventory;
-import dev.provision.engine.plan.SavedPlan;
-import dev.provision.engine.plan.Sources;
 import dev.provision.engine.report.HostStats;
 import dev.provision.engine.report.HumanOutput;
 import dev.provision.engine.report.RunListener;
@@ -30,24 +28,35 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** The command line's side of saved plans: save after a dry run, show, and the checks before an apply. */
-final class SavedPlans {
+/**
+ * Saved plans around the file: written after a recorded dry run, shown, and the checks before an
+ * apply (made by this version, not too old, from the same playbook, inventory and {@code -e}
+ * values; which hosts). The apply itself is {@link PlanApply}.
+ */
+public final class SavedPlans {
     private SavedPlans() {
     }
 
+    /**
+     * What the commands a user is told to run next start with: how provision was invoked, and what
+     * stands for {@code -e} values, which are never repeated in a hint (they may hold secrets).
+     */
+    public record Hints(String launcher, String hiddenVars) {
+    }
+
     /** Where the apply takes the playbook and the inventory from: the plan's own. */
-    record Applicable(Path playbook, List<String> inventory) {
+    public record Applicable(Path playbook, List<String> inventory) {
     }
 
     /** Writes the plan of a recorded dry run; returns what to tell the user once the recap is printed. */
-    static List<String> save(Path file, PlanRecording recording, RunSummary summary, Path playbook, List<String> inventory,
-                             RunOptions options, String launcher) throws IOException, InvalidInputException {
+    public static List<String> save(Path file, PlanRecording recording, RunSummary summary, Path playbook, List<String> inventory,
+                                    RunOptions options, String version, Hints hints) throws IOException, InvalidInputException {
         List<String> sources = inventory.stream().map(s -> Files.exists(Path.of(s)) ? Path.of(s).toAbsolutePath().toString() : s).toList();
         Set<String> planned = recording.entries().keySet();
         // in inventory order, as the recap lists them
         List<String> hosts = summary.stats().keySet().stream().filter(planned::contains)
                 .filter(h -> !summary.unreachableHosts().contains(h)).toList();
-        SavedPlan.Header header = new SavedPlan.Header(new ProvisionCommand.Version().getVersion()[0], Instant.now(),
+        SavedPlan.Header header = new SavedPlan.Header(version, Instant.now(),
                 playbook.toAbsolutePath().toString(), Sources.playbook(playbook), sources, Sources.inventory(sources), hosts,
                 List.copyOf(options.tags()), List.copyOf(options.skipTags()), Sources.extraVars(options.extraVars()), SavedPlan.newSalt());
         for (Map.Entry<String, List<PlanRecording.Entry>> e : recording.entries().entrySet()) {
@@ -81,15 +90,15 @@ final class SavedPlans {
         if (!plan.failedHosts().isEmpty()) {
             lines.add("Failed in the dry run, so never applied from this plan: " + String.join(", ", plan.failedHosts()));
         }
-        lines.add("Review it:  " + ShellWords.join(List.of(launcher, "--show-plan", file.toString())));
-        lines.add("Apply it:   " + ShellWords.join(applyCommand(launcher, file, header)));
+        lines.add("Review it:  " + ShellWords.join(List.of(hints.launcher(), "--show-plan", file.toString())));
+        lines.add("Apply it:   " + ShellWords.join(applyCommand(hints, file, header)));
         return lines;
     }
 
-    private static List<String> applyCommand(String launcher, Path file, SavedPlan.Header header) throws IOException {
-        List<String> words = new ArrayList<>(List.of(launcher, "--apply-plan", file.toString()));
+    private static List<String> applyCommand(Hints hints, Path file, SavedPlan.Header header) throws IOException {
+        List<String> words = new ArrayList<>(List.of(hints.launcher(), "--apply-plan", file.toString()));
         if (!header.extraVarsSha256().equals(Sources.extraVars(Map.of()))) {
-            words.addAll(List.of("-e", ProvisionCommand.HIDDEN_VARS));
+            words.addAll(List.of("-e", hints.hiddenVars()));
         }
         return words;
     }
@@ -98,8 +107,8 @@ final class SavedPlans {
      * Refuses a plan that cannot be applied as it is: made by another provision, too old, or from a
      * playbook, inventory or extra variables that are not the ones it was made from.
      */
-    static Applicable verifyHeader(SavedPlan plan, Path file, Path playbook, List<String> inventory, Map<String, Object> extraVars,
-                                   Duration maxAge, String version) throws InvalidInputException, IOException {
+    public static Applicable verifyHeader(SavedPlan plan, Path file, Path playbook, List<String> inventory, Map<String, Object> extraVars,
+                                          Duration maxAge, String version) throws InvalidInputException, IOException {
         SavedPlan.Header h = plan.header();
         SourcePosition at = new SourcePosition(file.toString(), 0, 0);
         if (!h.version().equals(version)) {
@@ -134,7 +143,7 @@ final class SavedPlans {
     }
 
     /** The plan's hosts that may be applied, narrowed by {@code --limit}; never more than the plan has. */
-    static List<String> hostsToApply(SavedPlan plan, Inventory inventory, Optional<String> limit, Path file) throws InvalidInputException {
+    public static List<String> hostsToApply(SavedPlan plan, Inventory inventory, Optional<String> limit, Path file) throws InvalidInputException {
         Set<String> hosts = new LinkedHashSet<>(plan.header().hosts());
         hosts.removeAll(plan.failedHosts());
         if (limit.isPresent()) {
@@ -153,8 +162,8 @@ final class SavedPlans {
     }
 
     /** The command that makes a new plan for the hosts that moved. */
-    static List<String> replanCommand(String launcher, SavedPlan plan, Path file, Collection<String> hosts) throws IOException {
-        List<String> words = new ArrayList<>(List.of(launcher));
+    static List<String> replanCommand(Hints hints, SavedPlan plan, Path file, Collection<String> hosts) throws IOException {
+        List<String> words = new ArrayList<>(List.of(hints.launcher()));
         for (String source : plan.header().inventory()) {
             words.addAll(List.of("-i", source));
         }
@@ -165,7 +174,7 @@ final class SavedPlans {
             words.addAll(List.of("--skip-tags", String.join(",", plan.header().skipTags())));
         }
         if (!plan.header().extraVarsSha256().equals(Sources.extraVars(Map.of()))) {
-            words.addAll(List.of("-e", ProvisionCommand.HIDDEN_VARS));
+            words.addAll(List.of("-e", hints.hiddenVars()));
         }
         words.addAll(List.of("--limit", String.join(",", hosts), "--check", "--diff", "--save-plan", file.toString(), plan.header().playbook()));
         return words;
@@ -185,7 +194,7 @@ final class SavedPlans {
     }
 
     /** {@code --show-plan}: the plan as the dry run's {@code --diff} output showed it. */
-    static ExitCode show(SavedPlan plan, Path file, PrintStream out, String launcher) throws IOException {
+    public static void show(SavedPlan plan, Path file, PrintStream out, Hints hints) throws IOException {
         SavedPlan.Header h = plan.header();
         out.println("Plan " + file + ": made " + h.created() + " by " + h.version() + " from " + h.playbook()
                 + " with -i " + String.join(" -i ", h.inventory()));
@@ -202,8 +211,7 @@ final class SavedPlans {
             results.forEach(human::hostResult);
         });
         out.println();
-        out.println("Apply it:   " + ShellWords.join(applyCommand(launcher, file, h)));
-        return ExitCode.OK;
+        out.println("Apply it:   " + ShellWords.join(applyCommand(hints, file, h)));
     }
 
     /** The apply's dry run prints nothing but the hosts it could not reach. */

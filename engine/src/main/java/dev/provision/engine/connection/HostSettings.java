@@ -16,11 +16,10 @@ import java.util.regex.Pattern;
  * {@code ansible_user}, {@code ansible_ssh_private_key_file}, {@code ansible_ssh_common_args}
  * ({@code -o ProxyJump=} or {@code -J}) or {@code jump_host}, {@code -o ServerAliveInterval=} and
  * {@code -o ServerAliveCountMax=} in {@code ansible_ssh_args}, {@code ansible_ssh_common_args} or
- * {@code ansible_ssh_extra_args} (as ssh reads them: the first value given wins), and
- * {@code ansible_become}, {@code ansible_become_user}, {@code ansible_become_password}.
+ * {@code ansible_ssh_extra_args} (as ssh reads them: the first value given wins). Become is not
+ * the connection's: the engine wraps it per task ({@code exec.Connections}), as the task and play say.
  *
  * @param privateKey the host's own key file, when it names one
- * @param becomePassword empty when sudo needs none
  */
 record HostSettings(
         String hostName,
@@ -30,10 +29,7 @@ record HostSettings(
         String user,
         Optional<Path> privateKey,
         Optional<Jump> jump,
-        KeepAlive keepAlive,
-        boolean become,
-        String becomeUser,
-        Optional<String> becomePassword) {
+        KeepAlive keepAlive) {
 
     /** A jump (bastion) host: {@code [user@]host[:port]}. */
     record Jump(String host, int port, Optional<String> user) {
@@ -74,8 +70,6 @@ record HostSettings(
         requireNonNull(privateKey, "privateKey cannot be null");
         requireNonNull(jump, "jump cannot be null");
         requireNonNull(keepAlive, "keepAlive cannot be null");
-        requireNonNull(becomeUser, "becomeUser cannot be null");
-        requireNonNull(becomePassword, "becomePassword cannot be null");
     }
 
     static HostSettings of(String hostName, Map<String, Object> vars, String localUser, Path home)
@@ -94,16 +88,7 @@ record HostSettings(
                 .map(path -> expandHome(path, home));
         Optional<Jump> jump = jump(hostName, vars);
         KeepAlive keepAlive = keepAlive(hostName, vars);
-        boolean become = bool(vars.get("ansible_become")) || bool(vars.get("become"));
-        String becomeUser = text(vars, "ansible_become_user").or(() -> text(vars, "become_user")).orElse("root");
-        Optional<String> password = text(vars, "ansible_become_password").or(() -> text(vars, "ansible_become_pass"));
-        return new HostSettings(hostName, local, address, port, local ? localUser : user, key, jump, keepAlive, become,
-                becomeUser, password);
-    }
-
-    /** Whether commands must go through sudo: become is asked for and we do not log in as that user already. */
-    boolean needsBecome() {
-        return become && !becomeUser.equals(user);
+        return new HostSettings(hostName, local, address, port, local ? localUser : user, key, jump, keepAlive);
     }
 
     /** {@code address:port}, as messages show it. */
@@ -208,18 +193,9 @@ record HostSettings(
         }
     }
 
-    private static boolean bool(Object value) {
-        if (value instanceof Boolean b) {
-            return b;
-        }
-        return value != null && List.of("true", "yes", "on", "1").contains(value.toString().strip().toLowerCase(Locale.ROOT));
-    }
-
     @Override
     public String toString() {
-        // The record's default would print the become password.
         return "HostSettings[" + hostName + ", " + (local ? "local" : user + "@" + destination())
-                + jump.map(j -> " via " + j.host() + ":" + j.port()).orElse("")
-                + (become ? ", become " + becomeUser : "") + "]";
+                + jump.map(j -> " via " + j.host() + ":" + j.port()).orElse("") + "]";
     }
 }

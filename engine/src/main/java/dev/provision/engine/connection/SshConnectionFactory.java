@@ -26,8 +26,8 @@ import net.schmizz.sshj.userauth.method.AuthMethod;
 
 /**
  * Opens the one connection a run keeps per host: {@link LocalConnection} for
- * {@code ansible_connection: local}, else {@link SshConnection}; wrapped in {@link BecomeConnection}
- * when the host's variables ask for become to a user other than the login user.
+ * {@code ansible_connection: local}, else {@link SshConnection}, as the login user: become is the
+ * engine's, per task ({@code exec.Connections} wraps it in {@link BecomeConnection}).
  *
  * <p>SSH: address {@code ansible_host} (default: the inventory name), port {@code ansible_port} (22),
  * user {@code ansible_user} (the local user). Public-key authentication only, with ed25519, ECDSA or
@@ -134,13 +134,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
         requireNonNull(hostName, "hostName cannot be null");
         requireNonNull(hostVars, "hostVars cannot be null");
         HostSettings host = HostSettings.of(hostName, hostVars, settings.localUser(), settings.home());
-        Connection connection = host.local() ? new LocalConnection(hostName) : openSsh(host);
-        if (!host.needsBecome()) {
-            return connection;
-        }
-        return host.becomePassword()
-                .map(password -> new BecomeConnection(connection, host.becomeUser(), password.toCharArray()))
-                .orElseGet(() -> new BecomeConnection(connection, host.becomeUser()));
+        return host.local() ? new LocalConnection(hostName) : openSsh(host);
     }
 
     /** A host's port for its known keys (none: local, or settings that cannot even name a port), and the variables that said so. */

@@ -8,7 +8,6 @@ import dev.provision.engine.inventory.Inventory;
 import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Task;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,10 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code PROVISION_BECOME_PASSWORD}), else none ({@code sudo -n}).
  */
 final class Connections implements AutoCloseable {
-    /** Host variables that only this class interprets; the factory must not wrap a host for good. */
-    private static final List<String> BECOME_VARS = List.of("ansible_become", "become", "ansible_become_user",
-            "become_user", "ansible_become_password", "ansible_become_pass");
-
     private final ConnectionFactory factory;
     private final Inventory inventory;
     private final char[] becomePassword;
@@ -51,7 +46,7 @@ final class Connections implements AutoCloseable {
     }
 
     Connection open(HostState host) throws UnreachableException {
-        Connection c = factory.open(host.name(), withoutBecome(host.host.vars()));
+        Connection c = factory.open(host.name(), host.host.vars());
         host.connected(c);
         return c;
     }
@@ -80,7 +75,7 @@ final class Connections implements AutoCloseable {
         if (existing != null) {
             return become(task, play, existing, vars);
         }
-        Connection opened = factory.open(target, withoutBecome(vars));
+        Connection opened = factory.open(target, vars);
         Connection raced = delegates.putIfAbsent(target, opened);
         if (raced != null) {
             opened.close();
@@ -139,12 +134,6 @@ final class Connections implements AutoCloseable {
             return localUser;
         }
         return text(vars, "ansible_user").or(() -> text(vars, "ansible_ssh_user")).orElse(localUser);
-    }
-
-    private static Map<String, Object> withoutBecome(Map<String, Object> vars) {
-        Map<String, Object> copy = new LinkedHashMap<>(vars);
-        BECOME_VARS.forEach(copy::remove);
-        return copy;
     }
 
     private static Optional<String> text(Map<String, Object> vars, String name) {

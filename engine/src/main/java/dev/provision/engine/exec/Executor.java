@@ -181,9 +181,7 @@ public final class Executor {
                         // As in Ansible: a failure threshold is a brake on a rolling change, so it
                         // stops the remaining batches and the remaining plays.
                         stopped = true;
-                        listener.warning("play '" + (play.name().isEmpty() ? play.hosts() : play.name())
-                                + "' stopped by " + (play.anyErrorsFatal() ? "any_errors_fatal" : "max_fail_percentage")
-                                + "; no further tasks or plays run");
+                        listener.warning(ResultRecorder.stoppedBy(play));
                         break;
                     }
                 }

@@ -6,6 +6,7 @@ import dev.provision.engine.connection.ConnectionFactory;
 import dev.provision.engine.connection.ExecResult;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.inventory.Inventory;
+import dev.provision.engine.playbook.Play;
 import dev.provision.engine.report.RunListener;
 import dev.provision.engine.report.TaskResult;
 import dev.provision.engine.report.TaskStatus;
@@ -25,7 +26,10 @@ import java.util.concurrent.Semaphore;
  * Applies what a {@link PlanRecording} holds, exactly: each host's recorded changes in their order,
  * without planning again, the hosts in parallel as a run takes a task across them ({@link HostsInParallel})
  * and the steps reported one after another as a run reports its tasks; a loop's items as the run's
- * loop has them ({@link TaskRunner#loopStatus}). A host that fails or is lost drops out, as in a run.
+ * loop has them ({@link TaskRunner#loopStatus}); play by play and, in a play with {@code serial},
+ * batch by batch, a failure threshold ({@code any_errors_fatal}, {@code max_fail_percentage}) ending
+ * the apply as it ends the run ({@link ResultRecorder#crossesThreshold}). A host that fails or is
+ * lost drops out, as in a run.
  */
 final class PlanApplier {
     private final ConnectionFactory connectionFactory;
@@ -58,33 +62,89 @@ final class PlanApplier {
                     report(h, r);
                 }
             });
-            List<PlanRecording.Step> steps = recording.steps();
-            for (int i = 0; i < steps.size(); ) {
-                // A loop's items are steps of one task: one TASK line, one result per host with its items.
-                PlanRecording.Step first = steps.get(i);
-                int end = i + 1;
-                while (end < steps.size() && sameTask(first, steps.get(end)) && !steps.get(end).item().isEmpty()) {
-                    end++;
-                }
-                List<PlanRecording.Step> group = steps.subList(i, end);
-                i = end;
-                Map<HostState, List<PlanRecording.Entry>> mine = new LinkedHashMap<>();
-                for (HostState h : pending.keySet()) {
-                    while (h.active() && pending.get(h).peek() != null && group.contains(headStep(pending.get(h)))) {
-                        mine.computeIfAbsent(h, k -> new ArrayList<>()).add(pending.get(h).poll());
+            // Play by play, and in a play with serial: batch by batch, as the run goes (a rolling change stays rolling).
+            for (List<PlanRecording.Step> play : byPlay(recording, entries)) {
+                Play of = playOf(recording, entries, play.getFirst());
+                List<HostState> playHosts = pending.keySet().stream().filter(h -> hasAny(pending.get(h), play)).toList();
+                for (List<HostState> batch : Batches.split(playHosts, of.serial())) {
+                    if (!applyBatch(recording, play, batch, pending, parallel, connections)) {
+                        listener.warning(ResultRecorder.stoppedBy(of));
+                        return RunSummary.of(states.values(), false);
                     }
                 }
-                if (mine.isEmpty()) {
-                    continue;
-                }
-                listener.taskStarted(first.task(), first.position(), first.handler());
-                parallel.run(first.task(), List.copyOf(mine.keySet()), h -> applyTask(recording, mine.get(h), h, connections))
-                        .forEach(this::report);
             }
         } finally {
             states.values().forEach(HostState::closeConnection);
         }
         return RunSummary.of(states.values(), false);
+    }
+
+    /**
+     * The steps of one play on one batch of its hosts, task by task; false when a failure threshold
+     * of the play was crossed ({@link ResultRecorder#crossesThreshold}): nothing further is applied.
+     */
+    private boolean applyBatch(PlanRecording recording, List<PlanRecording.Step> steps, List<HostState> batch,
+                               Map<HostState, Deque<PlanRecording.Entry>> pending, HostsInParallel parallel, Connections connections) {
+        Play play = null;
+        for (int i = 0; i < steps.size(); ) {
+            // A loop's items are steps of one task: one TASK line, one result per host with its items.
+            PlanRecording.Step first = steps.get(i);
+            int end = i + 1;
+            while (end < steps.size() && sameTask(first, steps.get(end)) && !steps.get(end).item().isEmpty()) {
+                end++;
+            }
+            List<PlanRecording.Step> group = steps.subList(i, end);
+            i = end;
+            Map<HostState, List<PlanRecording.Entry>> mine = new LinkedHashMap<>();
+            for (HostState h : batch) {
+                while (h.active() && pending.get(h).peek() != null && group.contains(headStep(pending.get(h)))) {
+                    mine.computeIfAbsent(h, k -> new ArrayList<>()).add(pending.get(h).poll());
+                }
+            }
+            if (mine.isEmpty()) {
+                continue;
+            }
+            play = recording.source(mine.values().iterator().next().getFirst()).play();
+            listener.taskStarted(first.task(), first.position(), first.handler());
+            Map<HostState, TaskResult> results = parallel.run(first.task(), List.copyOf(mine.keySet()),
+                    h -> applyTask(recording, mine.get(h), h, connections));
+            results.forEach(this::report);
+            boolean failed = results.values().stream().anyMatch(r -> r.status() == TaskStatus.FAILED);
+            if (ResultRecorder.crossesThreshold(play, batch, failed)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The steps in their order, cut where the play changes. */
+    private static List<List<PlanRecording.Step>> byPlay(PlanRecording recording, Map<String, List<PlanRecording.Entry>> entries) {
+        List<List<PlanRecording.Step>> plays = new ArrayList<>();
+        Play current = null;
+        for (PlanRecording.Step step : recording.steps()) {
+            Play play = playOf(recording, entries, step);
+            if (plays.isEmpty() || play != current) {
+                plays.add(new ArrayList<>());
+                current = play;
+            }
+            plays.getLast().add(step);
+        }
+        return plays;
+    }
+
+    private static Play playOf(PlanRecording recording, Map<String, List<PlanRecording.Entry>> entries, PlanRecording.Step step) {
+        for (List<PlanRecording.Entry> mine : entries.values()) {
+            for (PlanRecording.Entry e : mine) {
+                if (e.step().equals(step)) {
+                    return recording.source(e).play();
+                }
+            }
+        }
+        throw new IllegalStateException("no entry of " + step);
+    }
+
+    private static boolean hasAny(Deque<PlanRecording.Entry> queue, List<PlanRecording.Step> steps) {
+        return queue.stream().anyMatch(e -> steps.contains(e.step()));
     }
 
     /** Opens the host's connection: null, or why it is unreachable. */

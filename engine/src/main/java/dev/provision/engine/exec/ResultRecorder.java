@@ -1,5 +1,6 @@
 package dev.provision.engine.exec;
 
+import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.RunListener;
 import dev.provision.engine.report.TaskResult;
@@ -51,14 +52,32 @@ final class ResultRecorder {
         if (results.values().stream().anyMatch(r -> r.status() == TaskStatus.FAILED || r.status() == TaskStatus.UNREACHABLE)) {
             ctx.hostsChanged();
         }
-        if (failures > 0 && ctx.play.anyErrorsFatal()) {
+        if (crossesThreshold(ctx.play, batch, failures > 0)) {
             aborted = true;
         }
-        if (ctx.play.maxFailPercentage().isPresent()) {
-            long failedHosts = batch.stream().filter(h -> h.failed() || h.unreachable()).count();
-            if (failedHosts * 100.0 / batch.size() > ctx.play.maxFailPercentage().get()) {
-                aborted = true;
-            }
+    }
+
+    /**
+     * Whether a task's results cross {@code play}'s failure threshold in {@code batch} (its hosts of
+     * this {@code serial} batch, failed and lost ones counted): the play stops for every host, and as
+     * in Ansible, the remaining batches and plays do not run. A run and a saved plan's apply judge alike.
+     *
+     * @param failedNow whether the task failed on any host
+     */
+    static boolean crossesThreshold(Play play, List<HostState> batch, boolean failedNow) {
+        if (failedNow && play.anyErrorsFatal()) {
+            return true;
         }
+        if (play.maxFailPercentage().isPresent()) {
+            long failedHosts = batch.stream().filter(h -> h.failed() || h.unreachable()).count();
+            return failedHosts * 100.0 / batch.size() > play.maxFailPercentage().get();
+        }
+        return false;
+    }
+
+    /** What the run says when a threshold stopped it. */
+    static String stoppedBy(Play play) {
+        return "play '" + (play.name().isEmpty() ? play.hosts() : play.name()) + "' stopped by "
+                + (play.anyErrorsFatal() ? "any_errors_fatal" : "max_fail_percentage") + "; no further tasks or plays run";
     }
 }

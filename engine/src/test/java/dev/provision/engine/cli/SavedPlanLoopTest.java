@@ -1,16 +1,23 @@
 package dev.provision.engine.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A loop whose middle item fails: the run and the apply of its saved plan go on to the last item alike (as Ansible does). */
+/**
+ * The run and the apply of its saved plan go alike: a loop whose middle item fails goes on to the
+ * last item (as Ansible does); a failure under {@code any_errors_fatal} stops every host; a play
+ * with {@code serial} changes its hosts batch by batch.
+ */
 class SavedPlanLoopTest {
     @TempDir
     Path tmp;
@@ -29,6 +36,65 @@ class SavedPlanLoopTest {
                     - shell: '[ ${item} != b ] && echo ${item} >> %s'
                       loop: [a, b, c]
                 """.formatted(written));
+    }
+
+    /** Two hosts on the controller's own connection; {@code a} fails where a task asks. */
+    private Path inventory() throws Exception {
+        return Files.writeString(tmp.resolve("inv.yml"), """
+                all:
+                  hosts:
+                    a: {ansible_connection: local, fails: "yes"}
+                    b: {ansible_connection: local, fails: "no"}
+                """);
+    }
+
+    /** The run's file, then the file the apply of the same playbook's saved plan wrote; each with its exit code. */
+    private List<String> runAndApply(String play) throws Exception {
+        List<String> outcomes = new ArrayList<>();
+        for (String way : List.of("run", "apply")) {
+            Path written = tmp.resolve(way + ".txt");
+            Files.writeString(written, "");
+            Path book = Files.writeString(tmp.resolve(way + ".yml"), play.formatted(written));
+            int code = way.equals("run") ? provision("-i", inventory().toString(), book.toString())
+                    : saveThenApply(book);
+            outcomes.add(code + "\n" + Files.readString(written));
+        }
+        return outcomes;
+    }
+
+    private int saveThenApply(Path book) throws Exception {
+        Path plan = tmp.resolve("plan-" + book.getFileName() + ".json");
+        assertEquals(0, provision("-i", inventory().toString(), "--save-plan", plan.toString(), book.toString()), out.toString());
+        return provision("--apply-plan", plan.toString());
+    }
+
+    @Test
+    void aFailureUnderAnyErrorsFatalStopsEveryHostInTheRunAndInTheSavedPlan() throws Exception {
+        List<String> outcomes = runAndApply("""
+                - hosts: all
+                  gather_facts: false
+                  any_errors_fatal: true
+                  tasks:
+                    - shell: '[ ${fails} = no ] && echo first-${inventory_hostname} >> %1$s'
+                    - shell: 'echo second-${inventory_hostname} >> %1$s'
+                """);
+        assertEquals("2\nfirst-b\n", outcomes.get(0), "the run\n" + out);
+        assertEquals(outcomes.get(0), outcomes.get(1), "the saved plan, applied\n" + out);
+        assertTrue(out.toString().contains("stopped by any_errors_fatal; no further tasks or plays run"), out.toString());
+    }
+
+    @Test
+    void aSerialPlayChangesItsHostsBatchByBatchInTheRunAndInTheSavedPlan() throws Exception {
+        List<String> outcomes = runAndApply("""
+                - hosts: all
+                  gather_facts: false
+                  serial: 1
+                  tasks:
+                    - shell: 'echo one-${inventory_hostname} >> %1$s'
+                    - shell: 'echo two-${inventory_hostname} >> %1$s'
+                """);
+        assertEquals("0\none-a\ntwo-a\none-b\ntwo-b\n", outcomes.get(0), "the run\n" + out);
+        assertEquals(outcomes.get(0), outcomes.get(1), "the saved plan, applied\n" + out);
     }
 
     @Test

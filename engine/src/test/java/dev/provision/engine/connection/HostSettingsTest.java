@@ -26,7 +26,6 @@ class HostSettingsTest {
         assertEquals(Optional.empty(), host.privateKey());
         assertEquals(Optional.empty(), host.jump());
         assertFalse(host.local());
-        assertFalse(host.needsBecome());
     }
 
     @Test
@@ -94,17 +93,8 @@ class HostSettingsTest {
     }
 
     @Test
-    void becomesOnlyAnotherUser() throws Exception {
-        assertTrue(of(Map.of("ansible_become", true)).needsBecome());
-        assertTrue(of(Map.of("become", "yes", "become_user", "postgres", "ansible_user", "root")).needsBecome());
-        assertFalse(of(Map.of("ansible_become", "true", "ansible_user", "root")).needsBecome());
-        assertFalse(of(Map.of("ansible_become", "no")).needsBecome());
-    }
-
-    @Test
     void keepsTheBecomePasswordOutOfItsDescription() throws Exception {
         HostSettings host = of(Map.of("ansible_become", true, "ansible_become_password", "hunter2"));
-        assertEquals(Optional.of("hunter2"), host.becomePassword());
         assertFalse(host.toString().contains("hunter2"), host.toString());
     }
 }

@@ -124,7 +124,7 @@ class BecomeTest {
     }
 
     @Test
-    void hostsAreOpenedWithoutBecomeSoThatATaskCanTurnItOff() throws Exception {
+    void aTaskCanTurnOffTheBecomeItsHostAsks() throws Exception {
         ExecutorHarness harness = new ExecutorHarness(tmp);
         harness.run("""
                 - hosts: node2
@@ -133,8 +133,7 @@ class BecomeTest {
                     - command: marker
                       become: false
                 """, INVENTORY);
-        assertFalse(harness.factory.opened.get("node2").containsKey("ansible_become"), harness.factory.opened.toString());
-        assertEquals(List.of("marker"), harness.factory.commandLines("node2"));
+        assertEquals(List.of("marker"), harness.factory.commandLines("node2"), "no sudo around it");
     }
 
     @Test

@@ -63,12 +63,12 @@ final class PlanApplier {
                 }
             });
             // Play by play, and in a play with serial: batch by batch, as the run goes (a rolling change stays rolling).
-            for (List<PlanRecording.Step> play : byPlay(recording, entries)) {
-                Play of = playOf(recording, entries, play.getFirst());
-                List<HostState> playHosts = pending.keySet().stream().filter(h -> hasAny(pending.get(h), play)).toList();
-                for (List<HostState> batch : Batches.split(playHosts, of.serial())) {
-                    if (!applyBatch(recording, play, batch, pending, parallel, connections)) {
-                        listener.warning(ResultRecorder.stoppedBy(of));
+            for (List<PlanRecording.Step> steps : byPlay(recording, entries)) {
+                Play play = playOf(recording, entries, steps.getFirst());
+                List<HostState> playHosts = pending.keySet().stream().filter(h -> hasAny(pending.get(h), steps)).toList();
+                for (List<HostState> batch : Batches.split(playHosts, play.serial())) {
+                    if (!applyBatch(recording, play, steps, batch, pending, parallel, connections)) {
+                        listener.warning(ResultRecorder.stoppedBy(play));
                         return RunSummary.of(states.values(), false);
                     }
                 }
@@ -80,12 +80,11 @@ final class PlanApplier {
     }
 
     /**
-     * The steps of one play on one batch of its hosts, task by task; false when a failure threshold
+     * {@code steps}, all of {@code play}, on one batch of its hosts, task by task; false when a failure threshold
      * of the play was crossed ({@link ResultRecorder#crossesThreshold}): nothing further is applied.
      */
-    private boolean applyBatch(PlanRecording recording, List<PlanRecording.Step> steps, List<HostState> batch,
+    private boolean applyBatch(PlanRecording recording, Play play, List<PlanRecording.Step> steps, List<HostState> batch,
                                Map<HostState, Deque<PlanRecording.Entry>> pending, HostsInParallel parallel, Connections connections) {
-        Play play = null;
         for (int i = 0; i < steps.size(); ) {
             // A loop's items are steps of one task: one TASK line, one result per host with its items.
             PlanRecording.Step first = steps.get(i);
@@ -104,7 +103,6 @@ final class PlanApplier {
             if (mine.isEmpty()) {
                 continue;
             }
-            play = recording.source(mine.values().iterator().next().getFirst()).play();
             listener.taskStarted(first.task(), first.position(), first.handler());
             Map<HostState, TaskResult> results = parallel.run(first.task(), List.copyOf(mine.keySet()),
                     h -> applyTask(recording, mine.get(h), h, connections));

@@ -90,6 +90,13 @@ record NodeHoldings(long freeBytes, long freeInodes, long totalInodes, boolean n
         }
     }
 
+    /** The files under the destination that {@code listing} does not have (the source no longer has them), sorted. */
+    List<String> notIn(Manifest listing) {
+        Set<String> listed = new java.util.HashSet<>();
+        listing.entries().forEach(e -> listed.add(e.path()));
+        return files.keySet().stream().filter(path -> !listed.contains(path)).sorted().toList();
+    }
+
     /**
      * A file is vouched for when the record holds a line with its path, size, mode and mtime (rsync's
      * quick check, as before a hash was ever compared): its hash is the record's.

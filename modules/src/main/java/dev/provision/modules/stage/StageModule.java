@@ -62,6 +62,7 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
             .withDefault("per_holder", Type.INT, 1L)
             .withDefault("connect_timeout", Type.INT, 10L)
             .withDefault("round_timeout", Type.INT, 86400L)
+            .withDefault("delete", Type.BOOL, false)
             .build();
 
     public StageModule() {
@@ -89,7 +90,9 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
                 chain lacks streams into its first node over provision's own connection; GNU tar);
                 node with src_host (a path on that node's disk only: it is listed there, over the
                 cluster identity, and that node, which must be a host of the task, starts the fan-out). While
-                it runs the progress line shows bytes and files per second across the cluster.""";
+                it runs the progress line shows bytes and files per second across the cluster. delete: true
+                removes the files under dest that the source does not have (rsync's --delete; default false:
+                they are kept and counted as stale_files), and the directories that held them once empty.""";
     }
 
     @Override
@@ -144,6 +147,8 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
             default -> context.sharedByAllHosts(List.of("stage listing", src), () -> manifest(context, src, manifestArgv(src)));
         };
         NodeHoldings.Needs needs = holdings.needs(manifest);
+        boolean delete = params.bool("delete");
+        List<String> stale = holdings.notIn(manifest);
         // Known here only where this node's record vouches for the whole set; otherwise the node that
         // reads the source makes it, and the rounds report it.
         Optional<String> root = needs.record().map(Manifest::rootHash);
@@ -157,23 +162,61 @@ public final class StageModule implements TaskModule, CrossHostTransfer {
         result.put("missing_bytes", needs.missingBytes());
         result.put("unverified_files", (long) needs.unverified().size());
         result.put("missing", needs.missing().stream().map(Manifest.Entry::path).toList());
+        result.put("stale_files", (long) stale.size());
         List<String> lacks = java.util.stream.Stream.concat(needs.missing().stream(), needs.unverified().stream())
                 .map(Manifest.Entry::path).toList();
         result.put(FanOut.RESULT_KEY, FanOut.toResult(address, root.orElse(""), settings, lacks));
-        if (needs.complete()) {
+        String kept = stale.isEmpty() || delete ? "" : "; " + stale.size() + " files under " + dest
+                + " are not in the source (delete: true removes them)";
+        if (needs.complete() && (stale.isEmpty() || !delete)) {
             return Plan.converged(manifest.entries().size() + " files (" + DecimalSize.of(manifest.totalBytes()) + ") verified in "
-                    + dest + ", root sha256 " + root.orElseThrow()).withResult(result);
+                    + dest + ", root sha256 " + root.orElseThrow() + kept).withResult(result);
         }
-        refuseWithoutRoom(dest, holdings, needs, manifest, params.integer("space_margin"));
-        String summary = "stage " + needs.missing().size() + " files (" + DecimalSize.of(needs.missingBytes()) + ") into " + dest
-                + (needs.unverified().isEmpty() ? "" : ", verify " + needs.unverified().size() + " held");
-        // joined, not reduced with concat: that copies the text once per file (100 000 files: minutes)
-        String listing = needs.missing().stream().map(e -> e.path() + "\n").collect(java.util.stream.Collectors.joining());
-        Change change = new Change(summary, List.of(new Diff(dest + " (files to fetch)", "", listing)), List.of(
-                new Command.MakeDirectory(dest + "/" + STAGE_DIR, new Command.Attributes(Optional.of("0700"), Optional.empty(),
-                        Optional.empty())),
-                new Command.PutFile(dest + "/" + STAGE_DIR + "/manifest", manifest.bytes(), Command.Attributes.NONE)));
-        return new Plan(List.of(change), "", Map.of(), result);
+        List<Change> changes = new java.util.ArrayList<>();
+        if (delete && !stale.isEmpty()) {
+            changes.add(removal(dest, stale));
+        }
+        if (!needs.complete()) {
+            refuseWithoutRoom(dest, holdings, needs, manifest, params.integer("space_margin"));
+            String summary = "stage " + needs.missing().size() + " files (" + DecimalSize.of(needs.missingBytes()) + ") into " + dest
+                    + (needs.unverified().isEmpty() ? "" : ", verify " + needs.unverified().size() + " held") + kept;
+            changes.add(new Change(summary, List.of(new Diff(dest + " (files to fetch)", "", lines(needs.missing().stream()
+                    .map(Manifest.Entry::path).toList()))), List.of(
+                    new Command.MakeDirectory(dest + "/" + STAGE_DIR, new Command.Attributes(Optional.of("0700"), Optional.empty(),
+                            Optional.empty())),
+                    new Command.PutFile(dest + "/" + STAGE_DIR + "/manifest", manifest.bytes(), Command.Attributes.NONE))));
+        }
+        return new Plan(changes, "", Map.of(), result);
+    }
+
+    /** The paths, one per line; joined, not reduced with concat: that copies the text once per file (100 000 files: minutes). */
+    private static String lines(List<String> paths) {
+        return paths.stream().map(p -> p + "\n").collect(java.util.stream.Collectors.joining());
+    }
+
+    /** Removes files, run in {@code dest}: their relative paths on stdin, NUL-separated. */
+    private static final String REMOVE = "cd -- \"$1\" && xargs -0 -r rm -f --";
+    /** Then removes the directories that held them where now empty, and their parents up to dest where those are. */
+    private static final String REMOVE_EMPTY_DIRECTORIES = "cd -- \"$1\" && xargs -0 -r sh -c "
+            + "'for d; do [ ! -d \"$d\" ] || rmdir -p --ignore-fail-on-non-empty -- \"$d\"; done' sh";
+
+    /**
+     * The change that removes {@code stale} (paths under {@code dest} that the source does not have;
+     * never the record's directory, which the survey does not list), before the fetch so that the
+     * room they held is free for it. The paths go on stdin, never on a command line.
+     */
+    static Change removal(String dest, List<String> stale) {
+        String files = stale.stream().map(p -> p + "\0").collect(java.util.stream.Collectors.joining());
+        String directories = stale.stream().filter(p -> p.contains("/")).map(p -> p.substring(0, p.lastIndexOf('/')))
+                .distinct().sorted(java.util.Comparator.reverseOrder()).map(p -> p + "\0").collect(java.util.stream.Collectors.joining());
+        List<Command> commands = new java.util.ArrayList<>(List.of(
+                new Command.Exec(List.of("sh", "-c", REMOVE, "sh", dest), files.getBytes(StandardCharsets.UTF_8))));
+        if (!directories.isEmpty()) {
+            commands.add(new Command.Exec(List.of("sh", "-c", REMOVE_EMPTY_DIRECTORIES, "sh", dest),
+                    directories.getBytes(StandardCharsets.UTF_8)));
+        }
+        return new Change("remove " + stale.size() + " files from " + dest + " that the source does not have",
+                List.of(new Diff(dest + " (files to remove)", lines(stale), "")), commands);
     }
 
     /** The read-only probe that lists {@code src} (path, size, mode, mtime per file; no file's data read). */

@@ -61,6 +61,37 @@ class StageModuleTest {
                 plan.reason());
     }
 
+    /** The survey of a node that verified the set and holds {@code old/x.bin}, which the source no longer has. */
+    private static final String STAGED_WITH_STALE = "space\t1\t1\t1\nfile\t3\t644\t1700000000.0\tdir/a b.bin\n"
+            + "file\t5\t644\t1600000000.0\told/x.bin\nverified\t" + ManifestTest.LINE + "\n";
+
+    @Test
+    void filesTheSourceNoLongerHasAreKeptAndCountedUnlessDeleteIsAsked() throws Exception {
+        Plan kept = plan(STAGED_WITH_STALE, Map.of());
+        assertTrue(kept.isEmpty());
+        assertTrue(kept.reason().endsWith("; 1 files under /nvme/set are not in the source (delete: true removes them)"), kept.reason());
+        assertEquals(1L, kept.result().get("stale_files"));
+
+        Plan deleted = plan(STAGED_WITH_STALE, Map.of("delete", true));
+        assertEquals(1, deleted.changes().size(), "the set is verified: only the removal");
+        assertEquals("remove 1 files from /nvme/set that the source does not have", deleted.changes().get(0).summary());
+        assertEquals("old/x.bin\n", deleted.changes().get(0).diffs().get(0).before());
+        List<Command> commands = deleted.changes().get(0).commands();
+        Command.Exec files = assertInstanceOf(Command.Exec.class, commands.get(0));
+        assertEquals("/nvme/set", files.argv().getLast(), "dest a positional parameter");
+        assertEquals("old/x.bin\0", new String(files.stdin(), StandardCharsets.UTF_8), "the paths on stdin, never argv");
+        assertEquals("old\0", new String(assertInstanceOf(Command.Exec.class, commands.get(1)).stdin(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aFreshNodeRemovesWhatTheSourceDoesNotHaveBeforeItFetches() throws Exception {
+        Plan plan = plan("space\t1000000\t1000\t2000\nfile\t5\t644\t1600000000.0\tstale.bin\n", Map.of("delete", true));
+        assertEquals(2, plan.changes().size());
+        assertEquals("remove 1 files from /nvme/set that the source does not have", plan.changes().get(0).summary());
+        assertEquals(1, plan.changes().get(0).commands().size(), "no directory to empty");
+        assertTrue(plan.changes().get(1).summary().startsWith("stage 1 files (3 B) into /nvme/set"), plan.changes().get(1).summary());
+    }
+
     @Test
     void aNodeWithoutRoomIsRefusedWithTheFigures() {
         ModuleException e = assertThrows(ModuleException.class, () -> plan("space\t2\t1000\t2000\n", Map.of()));

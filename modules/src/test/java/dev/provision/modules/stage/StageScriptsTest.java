@@ -338,4 +338,30 @@ class StageScriptsTest {
         assertEquals(0, p.waitFor());
         assertEquals("[it's][$(x) `y` ;z][a\nb]", out);
     }
+
+    @Test
+    void theRemovalTakesOnlyTheListedFilesAndTheDirectoriesItEmptied(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dest)
+            throws Exception {
+        java.nio.file.Files.createDirectories(dest.resolve("old/deep"));
+        java.nio.file.Files.createDirectories(dest.resolve("keep"));
+        java.nio.file.Files.createDirectories(dest.resolve(".provision-stage"));
+        for (String f : List.of("old/deep/x.bin", "keep/y.bin", "keep/z.bin", "-n odd name", ".provision-stage/verified")) {
+            java.nio.file.Files.writeString(dest.resolve(f), f);
+        }
+        dev.provision.modules.spi.Change removal = StageModule.removal(dest.toString(), List.of("-n odd name", "keep/y.bin", "old/deep/x.bin"));
+        for (dev.provision.modules.spi.Command c : removal.commands()) {
+            dev.provision.modules.spi.Command.Exec exec = (dev.provision.modules.spi.Command.Exec) c;
+            Process p = new ProcessBuilder(exec.argv()).redirectErrorStream(true).start();
+            p.getOutputStream().write(exec.stdin());
+            p.getOutputStream().close();
+            String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), said);
+        }
+        assertTrue(!java.nio.file.Files.exists(dest.resolve("-n odd name")));
+        assertTrue(!java.nio.file.Files.exists(dest.resolve("keep/y.bin")));
+        assertTrue(java.nio.file.Files.exists(dest.resolve("keep/z.bin")), "not listed: kept");
+        assertTrue(!java.nio.file.Files.exists(dest.resolve("old")), "emptied, with its parent");
+        assertTrue(java.nio.file.Files.exists(dest.resolve(".provision-stage/verified")));
+        assertTrue(java.nio.file.Files.isDirectory(dest), "dest itself stays");
+    }
 }

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * nothing; a node without room is refused before any byte moves while the others are staged, every
  * file byte-identical (hashed inside the nodes), the source read by one node only; a half-staged
  * cluster's dry run lists exactly what the run then fetches, and a node whose donor refuses it gets
- * the data from another in the same run; a second run changes nothing; a controller killed or a
+ * the data from another in the same run; a second run changes nothing; files the source no longer
+ * has are kept until {@code delete} is asked, then removed as the dry run listed; a controller killed or a
  * node cut off mid-run leaves no partial file and the next run completes the set. In order, on one cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -203,6 +204,51 @@ class StageIT {
 
     @Test
     @Order(5)
+    void filesTheSourceNoLongerHasAreKeptUntilDeleteIsAskedThenRemovedAsTheDryRunListed() throws Exception {
+        Path dropped = SOURCE.resolve("shard-0/sample 0.bin");
+        byte[] bytes = Files.readAllBytes(dropped);
+        Files.delete(dropped);
+        cluster.exec(5, "sh", "-c", "mkdir -p '" + DEST + "/old/deep' && echo stale > '" + DEST + "/old/deep/stale.bin'");
+        try {
+            Provision.Result plain = stage();
+            assertEquals(0, plain.exitCode(), plain.output());
+            Provision.Result kept = stage();
+            assertEquals(0, kept.exitCode(), kept.output());
+            for (String node : cluster.nodeNames()) {
+                assertEquals(0, kept.recap(node, "changed"), kept.output());
+            }
+            assertTrue(kept.output().contains("2 files under " + DEST + " are not in the source (delete: true removes them)"),
+                    kept.output());
+            assertEquals(0, cluster.inNode(1, "test -f '" + DEST + "/shard-0/sample 0.bin'").exitCode(), "kept without delete");
+
+            Provision.Result check = stage("--check", "--diff", "-e", "stage_delete=true");
+            assertEquals(0, check.exitCode(), check.output());
+            assertTrue(check.output().contains("remove 2 files from " + DEST + " that the source does not have")
+                    && check.output().contains("remove 1 files from " + DEST) && check.output().contains("old/deep/stale.bin"),
+                    check.output());
+            assertEquals(0, cluster.inNode(5, "test -f '" + DEST + "/old/deep/stale.bin'").exitCode(), "a dry run removes nothing");
+
+            Provision.Result deleted = stage("-e", "stage_delete=true");
+            assertEquals(0, deleted.exitCode(), deleted.output());
+            for (int k = 1; k <= cluster.size(); k++) {
+                assertEquals(1, deleted.recap(cluster.nodeNames().get(k - 1), "changed"), deleted.output());
+                assertEquals(1, cluster.inNode(k, "test -e '" + DEST + "/shard-0/sample 0.bin'").exitCode(), "removed on node " + k);
+                assertEquals(0, cluster.inNode(k, "test -f '" + DEST + "/shard-0/sample 6.bin'").exitCode(), "the set kept on node " + k);
+            }
+            assertEquals(1, cluster.inNode(5, "test -e '" + DEST + "/old'").exitCode(), "the emptied directories are gone");
+            Provision.Result again = stage("-e", "stage_delete=true");
+            assertEquals(0, again.exitCode(), again.output());
+            for (String node : cluster.nodeNames()) {
+                assertEquals(0, again.recap(node, "changed"), again.output());
+            }
+            assertTrue(again.output().contains("241 files"), again.output());
+        } finally {
+            Files.write(dropped, bytes);
+        }
+    }
+
+    @Test
+    @Order(6)
     void aRunWhoseControllerIsKilledMidTransferLeavesNoPartialFileAndTheNextRunFetchesOnlyWhatIsMissing() throws Exception {
         cluster.exec(1, "sh", "-c", "cat /root/.ssh/id_ed25519.pub >> /root/.ssh/authorized_keys"); // node01 serves again
         for (int k = 1; k <= cluster.size(); k++) {
@@ -244,7 +290,7 @@ class StageIT {
      * fetches exactly what each lacks.
      */
     @Test
-    @Order(6)
+    @Order(7)
     void aChainWhoseControllerIsKilledMidStreamLeavesNoPartialFileAndTheNextRunFetchesOnlyWhatIsMissing() throws Exception {
         for (int k = 1; k <= cluster.size(); k++) {
             cluster.exec(k, "rm", "-rf", DEST);
@@ -268,7 +314,7 @@ class StageIT {
      * exactly what each lacks (from the controller again).
      */
     @Test
-    @Order(7)
+    @Order(8)
     void aChainFedByTheControllerThatIsKilledMidStreamLeavesNoPartialFileAndTheNextRunCompletesIt() throws Exception {
         Path onController = Files.createTempDirectory("provision-stage-it-");
         try {
@@ -297,7 +343,7 @@ class StageIT {
      * and its dry run change nothing.
      */
     @Test
-    @Order(8)
+    @Order(9)
     void aSourceOnTheControllerIsStreamedIntoTheChainOnceAndAgainChangesNothing() throws Exception {
         Path onController = Files.createTempDirectory("provision-stage-it-");
         try {
@@ -312,7 +358,7 @@ class StageIT {
 
     /** The source on one node's own disk: that node makes the manifest and starts the chain; the others never see the path. */
     @Test
-    @Order(9)
+    @Order(10)
     void aSourceOnOneNodeIsReadThereAndStartsTheChainAndAgainChangesNothing() throws Exception {
         int holder = 5;
         String src = "/srv/stage-it/node-source";
@@ -331,7 +377,7 @@ class StageIT {
      * fetches exactly what it lacks.
      */
     @Test
-    @Order(10)
+    @Order(11)
     void aNodeCutMidChainIsUnreachableTheNodesAfterItGetTheSetInTheSameRunAndTheNextRunCompletesIt() throws Exception {
         int cut = 4;
         for (int k = 1; k <= cluster.size(); k++) {

@@ -20,8 +20,9 @@ import java.util.Optional;
  * verified (every file of the node's record, with the size, mode and mtime it had; read, not hashed
  * again), and, across the fleet, every node holds the same set (one root hash: the SHA-256 of the
  * manifest each node verified). With {@code expected_root_hash} each node is also checked against it
- * (the root hash {@code stage} reported). Result: {@code dataset_root}, {@code dataset_files},
- * {@code dataset_bytes}.
+ * (the root hash {@code stage} reported). Files under {@code dest} that the set does not list
+ * (the source dropped them, or someone put them there) are a warning: a job that reads the
+ * directory reads them too. Result: {@code dataset_root}, {@code dataset_files}, {@code dataset_bytes}.
  */
 public final class DatasetCheckModule implements TaskModule, FleetCheck {
     private static final ParamSpec SPEC = ParamSpec.builder()
@@ -43,7 +44,8 @@ public final class DatasetCheckModule implements TaskModule, FleetCheck {
                 Checks that the data set stage verified in dest is still there as verified (every file of the
                 node's record with its size, mode and mtime; read, not hashed again) and that every node holds
                 the same set (one root hash, the SHA-256 of the manifest each node verified). expected_root_hash:
-                the root hash stage reported, checked on each node too.""";
+                the root hash stage reported, checked on each node too. Files under dest that the set does not
+                list are a warning (stage's delete: true removes them).""";
     }
 
     @Override
@@ -85,6 +87,12 @@ public final class DatasetCheckModule implements TaskModule, FleetCheck {
                                 + "; stage again (it fetches only those files)"));
         expected.ifPresent(e -> report.add(CheckResult.of(e.strip().equalsIgnoreCase(root), "dataset.root_hash", root, e,
                 "another data set (or another version of it) than the one expected: stage the expected one")));
+        if (set.strayCount() > 0) {
+            report.add(CheckResult.warn("dataset.no_stray_files", set.strayCount() + " files not in the set", "only the set's files",
+                    "under " + dest + ": " + String.join(", ", set.stray()) + (set.strayCount() > set.stray().size() ? ", ..." : "")
+                            + "; a job that reads the directory reads them too: stage with delete: true"
+                            + " (-e stage_delete=true) to remove them, or move them elsewhere"));
+        }
         return report.plan();
     }
 

@@ -57,6 +57,17 @@ class DatasetCheckModuleTest {
     }
 
     @Test
+    void filesTheSetDoesNotListAreAWarningThatSaysHowToRemoveThem() throws Exception {
+        Plan stray = plan(survey("file\t6\t644\t1796218580.25\tc.bin", "file\t6\t644\t1796218580.5\tsub/a b.txt",
+                "file\t9\t644\t1700000000.0\told/shard-9.tar"), Map.of());
+        CheckResult row = stray.checks().getLast();
+        assertEquals("dataset.no_stray_files", row.check());
+        assertEquals(Verdict.WARN, row.verdict());
+        assertTrue(row.detail().contains("old/shard-9.tar") && row.detail().contains("delete: true"), row.detail());
+        assertEquals(Verdict.PASS, stray.checks().get(0).verdict(), "the set itself is as verified");
+    }
+
+    @Test
     void aNodeWithNothingStagedFailsSayingHowToStageIt() throws Exception {
         Plan none = plan("space\t1000000\t1000\t2000\n", Map.of());
         CheckResult row = none.checks().get(0);

@@ -220,6 +220,11 @@ class StageIT {
             assertTrue(kept.output().contains("2 files under " + DEST + " are not in the source (delete: true removes them)"),
                     kept.output());
             assertEquals(0, cluster.inNode(1, "test -f '" + DEST + "/shard-0/sample 0.bin'").exitCode(), "kept without delete");
+            // the readiness check warns of what a job reading the directory would read besides the set
+            Provision.Result ready = Provision.run(args("-e", "preflight_checks=dataset", "-e", "dataset_dest=" + DEST, PREFLIGHT.toString()));
+            assertEquals(0, ready.exitCode(), ready.output());
+            assertTrue(ready.output().contains("dataset.no_stray_files") && ready.output().contains("old/deep/stale.bin")
+                    && ready.output().contains("stage_delete=true"), ready.output());
 
             Provision.Result check = stage("--check", "--diff", "-e", "stage_delete=true");
             assertEquals(0, check.exitCode(), check.output());

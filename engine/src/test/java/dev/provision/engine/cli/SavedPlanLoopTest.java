@@ -84,6 +84,21 @@ class SavedPlanLoopTest {
     }
 
     @Test
+    void aFailureAboveMaxFailPercentageStopsEveryHostInTheRunAndInTheSavedPlan() throws Exception {
+        List<String> outcomes = runAndApply("""
+                - hosts: all
+                  gather_facts: false
+                  max_fail_percentage: 40
+                  tasks:
+                    - shell: '[ ${fails} = no ] && echo first-${inventory_hostname} >> %1$s'
+                    - shell: 'echo second-${inventory_hostname} >> %1$s'
+                """);
+        assertEquals("2\nfirst-b\n", outcomes.get(0), "the run: 1 of 2 hosts failed, 50 % > 40 %\n" + out);
+        assertEquals(outcomes.get(0), outcomes.get(1), "the saved plan, applied\n" + out);
+        assertTrue(out.toString().contains("stopped by max_fail_percentage"), out.toString());
+    }
+
+    @Test
     void aSerialPlayChangesItsHostsBatchByBatchInTheRunAndInTheSavedPlan() throws Exception {
         List<String> outcomes = runAndApply("""
                 - hosts: all

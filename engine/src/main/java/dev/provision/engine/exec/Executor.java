@@ -130,7 +130,7 @@ public final class Executor {
      */
     public RunSummary applyRecorded(PlanRecording plans, List<String> hosts, Inventory inventory) {
         try {
-            return new PlanApplier(connectionFactory, listener, becomePassword, options.forks()).apply(plans, hosts, inventory);
+            return new PlanApplier(connectionFactory, listener, becomePassword, options.forks(), options.taskTimeout()).apply(plans, hosts, inventory);
         } finally {
             java.util.Arrays.fill(becomePassword, '\0');
         }

@@ -4,6 +4,7 @@ import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ConnectionFactory;
 import dev.provision.engine.connection.ExecResult;
+import dev.provision.engine.connection.TimeLimitedConnection;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.inventory.Inventory;
 import dev.provision.engine.playbook.Play;
@@ -36,12 +37,15 @@ final class PlanApplier {
     private final RunListener listener;
     private final char[] becomePassword;
     private final int forks;
+    /** The run's {@code --task-timeout}: a task without {@code timeout:} is bounded by it, as in the run. */
+    private final Duration taskTimeout;
 
-    PlanApplier(ConnectionFactory connectionFactory, RunListener listener, char[] becomePassword, int forks) {
+    PlanApplier(ConnectionFactory connectionFactory, RunListener listener, char[] becomePassword, int forks, Duration taskTimeout) {
         this.connectionFactory = connectionFactory;
         this.listener = listener;
         this.becomePassword = becomePassword;
         this.forks = forks;
+        this.taskTimeout = taskTimeout;
     }
 
     RunSummary apply(PlanRecording recording, List<String> hostNames, Inventory inventory) {
@@ -193,11 +197,11 @@ final class PlanApplier {
         }
         PlanRecording.Source source = recording.source(entry);
         try {
-            Connection connection = connections.forTask(source.task(), source.play(), h);
+            Connection connection = timeLimited(source.task(), connections.forTask(source.task(), source.play(), h));
             java.util.Optional<ExecResult> last = CommandRunner.apply(connection, new Plan(entry.changes(), "", Map.of(), Map.of()),
                     reboot -> {
                         HostReturn.awaitReboot(connections, h, reboot);
-                        return connections.forTask(source.task(), source.play(), h);
+                        return timeLimited(source.task(), connections.forTask(source.task(), source.play(), h));
                     });
             if (last.isPresent() && last.get().exitCode() != 0) {
                 return result(h, entry, TaskStatus.FAILED, ItemOutcome.nonZero(last.get(), entry.hidden()), started);
@@ -208,6 +212,12 @@ final class PlanApplier {
         } catch (ConnectionException | CommandRunner.CommandFailedException e) {
             return result(h, entry, TaskStatus.FAILED, step.task() + ": " + e.getMessage(), started);
         }
+    }
+
+    /** The task's time limit over {@code connection}, as the run bounds each of its items ({@link TaskInputs#connection}). */
+    private Connection timeLimited(dev.provision.engine.playbook.Task task, Connection connection) {
+        return TimeLimitedConnection.of(connection, task.timeoutSeconds().map(Duration::ofSeconds).orElse(taskTimeout),
+                task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + taskTimeout.toSeconds()));
     }
 
     private static TaskResult result(HostState h, PlanRecording.Entry entry, TaskStatus status, String message, long started) {

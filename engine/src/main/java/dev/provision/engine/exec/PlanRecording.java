@@ -82,4 +82,13 @@ public final class PlanRecording {
     synchronized Source source(Entry entry) {
         return sources.get(entry);
     }
+
+    /**
+     * Whether {@code entry}'s task sets {@code environment:}, which the apply of a recording does not
+     * carry (it is templated per host and item in the run; a saved plan's commands run without it).
+     */
+    public synchronized boolean setsEnvironment(Entry entry) {
+        Source source = sources.get(entry);
+        return source != null && !source.task().keywords().get(dev.provision.engine.playbook.Keyword.ENVIRONMENT).isEmpty();
+    }
 }

@@ -61,6 +61,12 @@ public final class SavedPlans {
                 List.copyOf(options.tags()), List.copyOf(options.skipTags()), Sources.extraVars(options.extraVars()), SavedPlan.newSalt());
         for (Map.Entry<String, List<PlanRecording.Entry>> e : recording.entries().entrySet()) {
             for (PlanRecording.Entry entry : e.getValue()) {
+                if (!entry.ranForReal() && !entry.changes().isEmpty() && recording.setsEnvironment(entry)) {
+                    throw new InvalidInputException(new SourcePosition(file.toString(), 0, 0), "cannot save this plan: task '"
+                            + entry.step().task() + "' (" + entry.step().position() + ") on " + e.getKey() + " sets environment:, "
+                            + "which an applied plan does not carry yet, so its commands would run without it; apply without "
+                            + "a saved plan, or set the variables another way (the program's own options or files)");
+                }
                 if (!entry.ranForReal() && dev.provision.engine.exec.RunTimeOutput.in(entry.changes())) {
                     throw new InvalidInputException(new SourcePosition(file.toString(), 0, 0), "cannot save this plan: task '"
                             + entry.step().task() + "' (" + entry.step().position() + ") on " + e.getKey() + " uses the output "

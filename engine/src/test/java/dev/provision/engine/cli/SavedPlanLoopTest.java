@@ -113,6 +113,35 @@ class SavedPlanLoopTest {
     }
 
     @Test
+    void aTasksTimeLimitBoundsItInTheRunAndInTheSavedPlan() throws Exception {
+        List<String> outcomes = runAndApply("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - shell: 'sleep 30 && echo slept-${inventory_hostname} >> %1$s'
+                      timeout: 1
+                """);
+        assertEquals("2\n", outcomes.get(0), "the run\n" + out);
+        assertEquals(outcomes.get(0), outcomes.get(1), "the saved plan, applied\n" + out);
+        assertTrue(out.toString().split("--apply-plan")[1].contains("timeout: 1"), out.toString());
+    }
+
+    @Test
+    void aPlanWhoseChangingTaskSetsEnvironmentIsNotSavedRatherThanAppliedWithoutIt() throws Exception {
+        Path book = Files.writeString(tmp.resolve("env.yml"), """
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - shell: 'echo "$GREETING" >> %s'
+                      environment: {GREETING: hello}
+                """.formatted(tmp.resolve("env.txt")));
+        Path plan = tmp.resolve("env-plan.json");
+        assertEquals(4, provision("-i", "localhost,", "--save-plan", plan.toString(), book.toString()), out.toString());
+        assertTrue(out.toString().contains("sets environment:, which an applied plan does not carry yet"), out.toString());
+        assertTrue(!Files.exists(plan), "no plan written");
+    }
+
+    @Test
     void aFailedItemDoesNotEndTheLoopInTheRunNorInTheSavedPlan() throws Exception {
         Path run = tmp.resolve("run.txt");
         assertEquals(2, provision("-i", "localhost,", playbook(run).toString()), out.toString());

@@ -5,6 +5,7 @@ import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecRequest;
 import dev.provision.engine.connection.ExecResult;
 import dev.provision.engine.connection.UnreachableException;
+import dev.provision.engine.playbook.Task;
 import dev.provision.modules.spi.Command;
 import java.time.Duration;
 
@@ -19,6 +20,20 @@ final class HostReturn {
     static final Duration PAUSE = Duration.ofSeconds(2);
 
     private HostReturn() {
+    }
+
+    /**
+     * {@code task}'s host restarting ({@code AwaitReboot}), awaited as {@link #awaitReboot} does; refused
+     * where the task is delegated to another host, whose connection is not the one that restarts.
+     * The run and a saved plan's apply both go through here.
+     */
+    static void awaitRestartOf(Task task, Connections connections, HostState host, Command.AwaitReboot reboot)
+            throws CommandRunner.CommandFailedException, UnreachableException {
+        if (task.delegateTo().isPresent() && !task.delegateTo().get().equals(host.name())) {
+            throw new CommandRunner.CommandFailedException("a restart cannot be awaited through delegate_to; "
+                    + "run the task on the host that restarts");
+        }
+        awaitReboot(connections, host, reboot);
     }
 
     /**

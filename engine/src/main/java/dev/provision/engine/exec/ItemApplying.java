@@ -38,11 +38,7 @@ final class ItemApplying {
         try {
             Optional<ExecResult> last = CommandRunner.apply(applying, plan, reboot -> {
                 reads.ahead().invalidate(); // what was read before the restart is gone with it
-                if (task.delegateTo().isPresent() && !task.delegateTo().get().equals(host.name())) {
-                    throw new CommandRunner.CommandFailedException("a restart cannot be awaited through delegate_to; "
-                            + "run the task on the host that restarts");
-                }
-                HostReturn.awaitReboot(connections, host, reboot);
+                HostReturn.awaitRestartOf(task, connections, host, reboot);
                 try {
                     return inputs.connection(task, host, vars, reads.exchanges);
                 } catch (TemplateException e) {

@@ -200,7 +200,7 @@ final class PlanApplier {
             Connection connection = timeLimited(source.task(), connections.forTask(source.task(), source.play(), h));
             java.util.Optional<ExecResult> last = CommandRunner.apply(connection, new Plan(entry.changes(), "", Map.of(), Map.of()),
                     reboot -> {
-                        HostReturn.awaitReboot(connections, h, reboot);
+                        HostReturn.awaitRestartOf(source.task(), connections, h, reboot);
                         return timeLimited(source.task(), connections.forTask(source.task(), source.play(), h));
                     });
             if (last.isPresent() && last.get().exitCode() != 0) {

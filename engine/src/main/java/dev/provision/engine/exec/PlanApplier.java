@@ -4,7 +4,6 @@ import dev.provision.engine.connection.Connection;
 import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ConnectionFactory;
 import dev.provision.engine.connection.ExecResult;
-import dev.provision.engine.connection.TimeLimitedConnection;
 import dev.provision.engine.connection.UnreachableException;
 import dev.provision.engine.inventory.Inventory;
 import dev.provision.engine.playbook.Play;
@@ -67,8 +66,8 @@ final class PlanApplier {
                 }
             });
             // Play by play, and in a play with serial: batch by batch, as the run goes (a rolling change stays rolling).
-            for (List<PlanRecording.Step> steps : byPlay(recording, entries)) {
-                Play play = playOf(recording, entries, steps.getFirst());
+            for (List<PlanRecording.Step> steps : byPlay(recording)) {
+                Play play = recording.play(steps.getFirst());
                 List<HostState> playHosts = pending.keySet().stream().filter(h -> hasAny(pending.get(h), steps)).toList();
                 for (List<HostState> batch : Batches.split(playHosts, play.serial())) {
                     if (!applyBatch(recording, play, steps, batch, pending, parallel, connections)) {
@@ -120,11 +119,11 @@ final class PlanApplier {
     }
 
     /** The steps in their order, cut where the play changes. */
-    private static List<List<PlanRecording.Step>> byPlay(PlanRecording recording, Map<String, List<PlanRecording.Entry>> entries) {
+    private static List<List<PlanRecording.Step>> byPlay(PlanRecording recording) {
         List<List<PlanRecording.Step>> plays = new ArrayList<>();
         Play current = null;
         for (PlanRecording.Step step : recording.steps()) {
-            Play play = playOf(recording, entries, step);
+            Play play = recording.play(step);
             if (plays.isEmpty() || play != current) {
                 plays.add(new ArrayList<>());
                 current = play;
@@ -132,17 +131,6 @@ final class PlanApplier {
             plays.getLast().add(step);
         }
         return plays;
-    }
-
-    private static Play playOf(PlanRecording recording, Map<String, List<PlanRecording.Entry>> entries, PlanRecording.Step step) {
-        for (List<PlanRecording.Entry> mine : entries.values()) {
-            for (PlanRecording.Entry e : mine) {
-                if (e.step().equals(step)) {
-                    return recording.source(e).play();
-                }
-            }
-        }
-        throw new IllegalStateException("no entry of " + step);
     }
 
     private static boolean hasAny(Deque<PlanRecording.Entry> queue, List<PlanRecording.Step> steps) {
@@ -197,11 +185,11 @@ final class PlanApplier {
         }
         PlanRecording.Source source = recording.source(entry);
         try {
-            Connection connection = timeLimited(source.task(), connections.forTask(source.task(), source.play(), h));
+            Connection connection = TaskInputs.timeLimited(source.task(), taskTimeout, connections.forTask(source.task(), source.play(), h));
             java.util.Optional<ExecResult> last = CommandRunner.apply(connection, new Plan(entry.changes(), "", Map.of(), Map.of()),
                     reboot -> {
                         HostReturn.awaitRestartOf(source.task(), connections, h, reboot);
-                        return timeLimited(source.task(), connections.forTask(source.task(), source.play(), h));
+                        return TaskInputs.timeLimited(source.task(), taskTimeout, connections.forTask(source.task(), source.play(), h));
                     });
             if (last.isPresent() && last.get().exitCode() != 0) {
                 return result(h, entry, TaskStatus.FAILED, ItemOutcome.nonZero(last.get(), entry.hidden()), started);
@@ -212,12 +200,6 @@ final class PlanApplier {
         } catch (ConnectionException | CommandRunner.CommandFailedException e) {
             return result(h, entry, TaskStatus.FAILED, step.task() + ": " + e.getMessage(), started);
         }
-    }
-
-    /** The task's time limit over {@code connection}, as the run bounds each of its items ({@link TaskInputs#connection}). */
-    private Connection timeLimited(dev.provision.engine.playbook.Task task, Connection connection) {
-        return TimeLimitedConnection.of(connection, task.timeoutSeconds().map(Duration::ofSeconds).orElse(taskTimeout),
-                task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + taskTimeout.toSeconds()));
     }
 
     private static TaskResult result(HostState h, PlanRecording.Entry entry, TaskStatus status, String message, long started) {

@@ -2,6 +2,7 @@ package dev.provision.engine.exec;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.provision.engine.playbook.Keyword;
 import dev.provision.engine.playbook.Play;
 import dev.provision.engine.playbook.Task;
 import dev.provision.engine.report.TaskResult;
@@ -51,6 +52,8 @@ public final class PlanRecording {
     private final Map<Entry, Source> sources = new java.util.IdentityHashMap<>();
     /** Steps in first-reached order; a step a host reaches twice (a handler flushed twice) is in it twice. */
     private final List<Step> order = new ArrayList<>();
+    /** The play each step is a task of. */
+    private final Map<Step, Play> plays = new java.util.HashMap<>();
 
     synchronized void record(String host, Task task, Play play, boolean handler, TaskResult result, boolean ranForReal) {
         List<Entry> list = entries.computeIfAbsent(host, h -> new ArrayList<>());
@@ -60,6 +63,7 @@ public final class PlanRecording {
             Entry entry = new Entry(step, part.status(), part.changes(), part.message(), task.noLog(), ranForReal);
             list.add(entry);
             sources.put(entry, new Source(task, play));
+            plays.putIfAbsent(step, play);
             long reached = list.stream().filter(e -> e.step().equals(step)).count();
             if (order.stream().filter(step::equals).count() < reached) {
                 order.add(step);
@@ -83,12 +87,17 @@ public final class PlanRecording {
         return sources.get(entry);
     }
 
+    /** The play {@code step} (one of {@link #steps}) is a task of. */
+    synchronized Play play(Step step) {
+        return plays.get(step);
+    }
+
     /**
      * Whether {@code entry}'s task sets {@code environment:}, which the apply of a recording does not
      * carry (it is templated per host and item in the run; a saved plan's commands run without it).
      */
     public synchronized boolean setsEnvironment(Entry entry) {
         Source source = sources.get(entry);
-        return source != null && !source.task().keywords().get(dev.provision.engine.playbook.Keyword.ENVIRONMENT).isEmpty();
+        return source != null && !source.task().keywords().get(Keyword.ENVIRONMENT).isEmpty();
     }
 }

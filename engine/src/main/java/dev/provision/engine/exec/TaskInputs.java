@@ -140,11 +140,15 @@ final class TaskInputs {
                                       java.util.concurrent.atomic.AtomicInteger exchanges)
             throws TemplateException, UnreachableException {
         // Ansible's timeout: each item of a loop (with its until retries) gets the task's time limit.
-        return TimeLimitedConnection.of(
+        return timeLimited(task, play.options.taskTimeout(),
                 EnvironmentConnection.of(CountingConnection.of(connections.forTask(task, play.play, host), exchanges),
-                        environment(task, vars)),
-                task.timeoutSeconds().map(Duration::ofSeconds).orElse(play.options.taskTimeout()),
-                task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + play.options.taskTimeout().toSeconds()));
+                        environment(task, vars)));
+    }
+
+    /** {@code connection} bounded by {@code task}'s {@code timeout:}, else the run's {@code --task-timeout}; a saved plan's apply too. */
+    static Connection timeLimited(Task task, Duration taskTimeout, Connection connection) {
+        return TimeLimitedConnection.of(connection, task.timeoutSeconds().map(Duration::ofSeconds).orElse(taskTimeout),
+                task.timeoutSeconds().map(s -> "timeout: " + s).orElse("--task-timeout " + taskTimeout.toSeconds()));
     }
 
     /** Whether {@code task}'s commands on {@code host} run as root (what a forecast of the files they make needs). */

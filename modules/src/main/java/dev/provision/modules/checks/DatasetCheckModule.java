@@ -82,18 +82,21 @@ public final class DatasetCheckModule implements TaskModule, FleetCheck {
         report.add(set.changedCount() == 0
                 ? CheckResult.pass("dataset.verified", held, "as verified")
                 : CheckResult.fail("dataset.verified", set.changedCount() + " of " + set.files() + " files changed or gone",
-                        "as verified", "changed since staging: " + String.join(", ", set.changed())
-                                + (set.changedCount() > set.changed().size() ? ", ..." : "")
+                        "as verified", "changed since staging: " + named(set.changed(), set.changedCount())
                                 + "; stage again (it fetches only those files)"));
         expected.ifPresent(e -> report.add(CheckResult.of(e.strip().equalsIgnoreCase(root), "dataset.root_hash", root, e,
                 "another data set (or another version of it) than the one expected: stage the expected one")));
         if (set.strayCount() > 0) {
             report.add(CheckResult.warn("dataset.no_stray_files", set.strayCount() + " files not in the set", "only the set's files",
-                    "under " + dest + ": " + String.join(", ", set.stray()) + (set.strayCount() > set.stray().size() ? ", ..." : "")
-                            + "; a job that reads the directory reads them too: stage with delete: true"
+                    "under " + dest + ": " + named(set.stray(), set.strayCount()) + "; a job that reads the directory reads them too: stage with delete: true"
                             + " (-e stage_delete=true) to remove them, or move them elsewhere"));
         }
         return report.plan();
+    }
+
+    /** The first files of {@code count}, with "..." where there are more. */
+    private static String named(List<String> first, int count) {
+        return String.join(", ", first) + (count > first.size() ? ", ..." : "");
     }
 
     /** The fleet step: one root hash on every node; nodes that hold another set are named. */

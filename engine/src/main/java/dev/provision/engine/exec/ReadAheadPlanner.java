@@ -117,7 +117,7 @@ final class ReadAheadPlanner {
                         continue;
                     }
                     TaskStep step = steps.get(j);
-                    Params params = step.renderForReads(index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
+                    Params params = step.renderForReads(host.name(), index, vars, v -> module.params().validate(inputs.arguments(task, module.params(), v)));
                     Connection connection = inputs.connection(task, host, vars, ahead.exchanges);
                     dev.provision.engine.connection.ExecTarget of = connection.target();
                     if (key == null) {

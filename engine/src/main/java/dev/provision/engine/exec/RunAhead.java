@@ -1,7 +1,10 @@
 package dev.provision.engine.exec;
 
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -49,7 +52,10 @@ final class RunAhead {
     }
 
     RunAhead(Set<String> hosts, Semaphore forks) {
-        this.hosts = Set.copyOf(hosts);
+        // A HashSet, not Set.copyOf: the immutable set probes linearly from the hash, and host names
+        // that count up (node1..node1000) hash to neighbouring slots; at 500 hosts its look-ups here
+        // were 8 % of a no-op's samples (every hostvars read asks), 16 times a HashSet's cost.
+        this.hosts = Collections.unmodifiableSet(new HashSet<>(hosts));
         this.forks = forks;
         hosts.forEach(h -> signals.put(h, new Object()));
     }
@@ -80,21 +86,101 @@ final class RunAhead {
 
     /**
      * The hosts planning a task before the tasks before it are applied ({@link TasksTogether}), each
-     * with whether its plan read a host that had not caught up. Keyed by host, not thread: templates
-     * are evaluated on a guard's thread. Such a read ends the plan ({@link NotCaughtUp}) instead of
-     * waiting (that host may be waiting for this one's earlier task, which is applied only afterwards).
+     * with what its plan read that the task's turn may not show. Keyed by host, not thread: templates
+     * are evaluated on a guard's thread. A read of a host that had not caught up ends the plan
+     * ({@link NotCaughtUp}) instead of waiting (that host may be waiting for this one's earlier task,
+     * which is applied only afterwards).
      */
-    private final Map<String, boolean[]> planningAhead = new ConcurrentHashMap<>();
+    private final Map<String, AheadReads> planningAhead = new ConcurrentHashMap<>();
+
+    /** What a plan made ahead read that ties it to its host and moment. */
+    private static final class AheadReads {
+        /** It read a host that had not caught up: the plan is dropped. */
+        volatile boolean notCaughtUp;
+        /**
+         * How often it read {@code play_hosts}, which then lists the planning host though the tasks
+         * before may still fail it there: right for its own plan (dropped if it fails), not for another host's.
+         */
+        volatile int playHostsReads;
+    }
 
     /** {@code reader} starts planning {@code task} before the tasks before it are applied; see {@link #endPlanningAhead}. */
     void planningAhead(String reader, int task) {
         running.put(reader, task);
-        planningAhead.put(reader, new boolean[1]);
+        planningAhead.put(reader, new AheadReads());
     }
 
     /** Whether {@code host} plans a task before the tasks before it are applied ({@link #planningAhead}): it must wait for no host. */
     boolean isPlanningAhead(String host) {
         return planningAhead.containsKey(host);
+    }
+
+    /**
+     * A mark of what {@code host}'s plan made ahead has read so far; {@link #readsOnlyShared} tells
+     * whether what it read since then holds for other hosts at the same task too.
+     */
+    int readMark(String host) {
+        AheadReads reads = planningAhead.get(host);
+        return reads == null ? 0 : reads.playHostsReads;
+    }
+
+    /**
+     * Whether what {@code host}'s plan made ahead read since {@code mark} ({@link #readMark}) is what
+     * any host at that task would read: no host that had not caught up, no {@code play_hosts} (which
+     * lists {@code host} before its tasks before are applied). Then what it made of those reads
+     * (a rendering, a derivation) may be given to other hosts.
+     */
+    boolean readsOnlyShared(String host, int mark) {
+        AheadReads reads = planningAhead.get(host);
+        return reads == null || !reads.notCaughtUp && reads.playHostsReads == mark;
+    }
+
+    /** Whether {@code host}'s plan made ahead has read a host that had not caught up. */
+    boolean metHostNotCaughtUp(String host) {
+        AheadReads reads = planningAhead.get(host);
+        return reads != null && reads.notCaughtUp;
+    }
+
+    /**
+     * Ends {@code host}'s plan made ahead as a read of a host that has not caught up does, where it
+     * would have read what another host's plan, just ended so, read: planned in its turn instead.
+     */
+    void notCaughtUp(String host) {
+        AheadReads reads = planningAhead.get(host);
+        if (reads != null) {
+            reads.notCaughtUp = true;
+            throw new NotCaughtUp();
+        }
+    }
+
+    /** What {@link #withoutWaiting} runs (a rendering: a template's failure, or its arguments'). */
+    interface Work<T, A extends Exception, B extends Exception> {
+        T run() throws A, B;
+    }
+
+    /**
+     * Runs {@code work} for {@code reader} as a plan made ahead is run: a read of a host that has not
+     * caught up ends it ({@link NotCaughtUp}) instead of waiting. Empty where it ended so (or read
+     * such a host and went on): what it gave is then not what it would have waited for.
+     */
+    <T, A extends Exception, B extends Exception> Optional<T> withoutWaiting(String reader, Work<T, A, B> work) throws A, B {
+        if (planningAhead.containsKey(reader)) {
+            T value = work.run();
+            return planningAhead.get(reader).notCaughtUp ? Optional.empty() : Optional.ofNullable(value);
+        }
+        AheadReads reads = new AheadReads();
+        planningAhead.put(reader, reads);
+        try {
+            T value = work.run();
+            return reads.notCaughtUp ? Optional.empty() : Optional.ofNullable(value);
+        } catch (Exception e) {
+            if (reads.notCaughtUp) {
+                return Optional.empty(); // however the template engine passed it on
+            }
+            throw e;
+        } finally {
+            planningAhead.remove(reader, reads);
+        }
     }
 
     /** What a plan made ahead ({@link #planningAhead}) meets where it reads a host that has not caught up: it ends there. */
@@ -109,8 +195,8 @@ final class RunAhead {
      * (it saw what the linear strategy would not have shown it, so it is dropped).
      */
     boolean endPlanningAhead(String reader) {
-        boolean[] noted = planningAhead.remove(reader);
-        return noted != null && noted[0];
+        AheadReads reads = planningAhead.remove(reader);
+        return reads != null && reads.notCaughtUp;
     }
 
     void finished(String host, int task) {
@@ -144,11 +230,7 @@ final class RunAhead {
         if (at == null || reader.equals(target) || !hosts.contains(target) || caughtUp(target, at)) {
             return;
         }
-        boolean[] noted = planningAhead.get(reader);
-        if (noted != null) {
-            noted[0] = true;
-            throw new NotCaughtUp();
-        }
+        notCaughtUp(reader); // a plan made ahead ends here instead of waiting
         int readerAt = at;
         Object signal = signal(target);
         whileWaiting(reader, () -> {
@@ -214,14 +296,24 @@ final class RunAhead {
             candidates.forEach(c -> awaitCaughtUp(reader, c));
             return candidates;
         }
+        AheadReads ahead = planningAhead.get(reader);
         InPlay known = inPlayAt.get(readerAt);
         if (known != null && known.candidates() == candidates) {
+            if (ahead != null) {
+                ahead.playHostsReads++;
+            }
             return known.hosts();
         }
         candidates.forEach(c -> awaitCaughtUp(reader, c));
         List<String> hosts = failedAt.isEmpty() ? candidates
                 : candidates.stream().filter(c -> failedAt.getOrDefault(c, Integer.MAX_VALUE) >= readerAt).toList();
-        inPlayAt.put(readerAt, new InPlay(candidates, hosts));
+        if (ahead != null) {
+            // the reader itself has not caught up (its tasks before are applied after this plan):
+            // the answer is its own, not yet the task's
+            ahead.playHostsReads++;
+        } else {
+            inPlayAt.put(readerAt, new InPlay(candidates, hosts));
+        }
         return hosts;
     }
 }

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * One task's run over the hosts of a batch. What the task's arguments (for one item of its loop)
@@ -28,6 +29,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * rendering that read every variable (a walk of the whole data model) or failed is not shared.
  * A host that arrives while the first is still rendering waits for it, its fork lent meanwhile
  * (the first may be waiting for other hosts to catch up, and they may need that fork).
+ *
+ * <p>Hosts that plan the task before the tasks before it are applied ({@link TasksTogether}) share
+ * theirs the same way, among themselves and with the hosts at the task's turn: such a host never
+ * waits for another host (a read of one that has not caught up ends its plan), so any host may wait
+ * for its rendering; a host planning ahead waits only for such a first, never for one at the task's
+ * turn (that one may be waiting for it). What it rendered is offered only where everything it read
+ * holds at the task's turn too ({@link RunAhead#readsOnlyShared}). Rendered on each host, a run of
+ * 500 hosts planning ahead rendered 12 arguments per host where one per task would do.
  */
 final class TaskStep {
     /** A rendering of the task's arguments. */
@@ -35,9 +44,41 @@ final class TaskStep {
         T render(Map<String, Object> vars) throws TemplateException, ParamException;
     }
 
+    /**
+     * What the first host of a kind makes (a rendering, a derivation) for the hosts that come after
+     * it: where that host planned ahead, whether it ended at a host that had not caught up.
+     */
+    private static final class First<V> {
+        final CompletableFuture<Optional<V>> outcome = new CompletableFuture<>();
+        volatile boolean notCaughtUp;
+    }
+
+    /**
+     * The first hosts of each kind, per key (a loop item, a derivation's key): those at the task's
+     * turn, and those planning ahead of it. They are kept apart so that each waits only for its own
+     * kind: one at the turn may be waiting for hosts that are behind, which may be waiting for a host
+     * planning ahead; one planning ahead never waits for a host.
+     */
+    private static final class Firsts<K, V> {
+        final Map<K, First<V>> atTurn = new ConcurrentHashMap<>();
+        final Map<K, First<V>> ahead = new ConcurrentHashMap<>();
+
+        Map<K, First<V>> of(boolean planningAhead) {
+            return planningAhead ? ahead : atTurn;
+        }
+    }
+
     /** The first host's rendering and what it read. */
     private record Shared(Map<String, Object> read, Object value) {
+        /** A rendering no other host may take: it read every variable, or gave nothing. */
+        static Shared ownOnly(Object value) {
+            return new Shared(null, value);
+        }
+
         boolean holdsFor(Map<String, Object> vars) {
+            if (read == null) {
+                return false;
+            }
             for (Map.Entry<String, Object> e : read.entrySet()) {
                 if (!sameValue(e.getValue(), vars.get(e.getKey()))) {
                     return false;
@@ -47,9 +88,9 @@ final class TaskStep {
         }
     }
 
-    private final Map<Integer, CompletableFuture<Optional<Shared>>> firsts = new ConcurrentHashMap<>();
+    private final Firsts<Integer, Shared> renderings = new Firsts<>();
     /** The first rendering for reads ahead ({@link #renderForReads}), per item: shared among those only. */
-    private final Map<Integer, CompletableFuture<Optional<Shared>>> firstsForReads = new ConcurrentHashMap<>();
+    private final Map<Integer, First<Shared>> firstsForReads = new ConcurrentHashMap<>();
     /**
      * The most values {@link #shared} keeps: keys may hold a host's file, and where every host's
      * file differs, keeping one derivation per host would hold the whole cluster's files until the
@@ -57,7 +98,7 @@ final class TaskStep {
      */
     static final int MAX_SHARED = 64;
 
-    private final Map<Object, CompletableFuture<Optional<Object>>> derived = new ConcurrentHashMap<>();
+    private final Firsts<Object, Object> derived = new Firsts<>();
     private final RunAhead progress;
     private final SharedContents contents = new SharedContents();
 
@@ -100,8 +141,8 @@ final class TaskStep {
 
     /**
      * Whether {@code host} plans the task before the tasks before it are applied ({@link TasksTogether}):
-     * it never waits for another host's first rendering or derivation (that host may be waiting for
-     * this one), nor offers its own as the first (a plan made ahead may be dropped).
+     * it waits for another host's first rendering or derivation only where that host planned ahead
+     * too (one at the task's turn may be waiting for this one).
      */
     private boolean planningAhead(String host) {
         return progress != null && progress.isPlanningAhead(host);
@@ -112,33 +153,82 @@ final class TaskStep {
         return progress == null ? first.join() : progress.whileWaiting(host, first::join);
     }
 
+    /** What the first host of {@code host}'s kind made of {@code key}, where it holds here, or this host's own. */
+    private <K, V> V share(String host, Firsts<K, V> firsts, K key, Predicate<V> holds, Work<V> make, Work<V> own)
+            throws TemplateException, ParamException, ModuleException {
+        boolean ahead = planningAhead(host);
+        Optional<V> done = doneAndHolding(firsts.of(!ahead).get(key), holds);
+        if (done.isPresent()) {
+            return done.get(); // the other kind's, made already: safe to take, never to wait for
+        }
+        Map<K, First<V>> mine = firsts.of(ahead);
+        First<V> me = new First<>();
+        First<V> first = mine.putIfAbsent(key, me);
+        if (first == null) {
+            return asFirst(host, ahead, mine, key, me, make);
+        }
+        Optional<V> outcome = await(host, first.outcome);
+        if (outcome != null && outcome.isPresent() && holds.test(outcome.get())) {
+            return outcome.get();
+        }
+        if (ahead && first.notCaughtUp) {
+            progress.notCaughtUp(host); // as it would have, after as long: its turn plans it
+        }
+        return own.run();
+    }
+
+    private static <V> Optional<V> doneAndHolding(First<V> first, Predicate<V> holds) {
+        if (first == null || !first.outcome.isDone()) {
+            return Optional.empty();
+        }
+        return first.outcome.join().filter(holds);
+    }
+
+    /**
+     * Runs {@code make} as the first host for {@code me}, the entry for {@code key} in {@code firsts},
+     * offering what it gives unless it was planned ahead and read what holds for {@code host} alone
+     * ({@link RunAhead#readsOnlyShared}). Where it offers nothing (that, or it failed), the entry
+     * goes: the next host to come is the first (a plan made ahead that met a host not caught up
+     * would otherwise leave every later host to make its own).
+     */
+    private <K, V> V asFirst(String host, boolean ahead, Map<K, First<V>> firsts, K key, First<V> me, Work<V> make)
+            throws TemplateException, ParamException, ModuleException {
+        int mark = ahead ? progress.readMark(host) : 0;
+        Optional<V> offered = Optional.empty();
+        try {
+            V value = make.run();
+            if (value != null && (!ahead || progress.readsOnlyShared(host, mark))) {
+                offered = Optional.of(value);
+            }
+            return value;
+        } finally {
+            if (offered.isEmpty()) {
+                firsts.remove(key, me);
+                me.notCaughtUp = ahead && progress.metHostNotCaughtUp(host);
+            }
+            me.outcome.complete(offered);
+        }
+    }
+
+    /** What a first host does: a rendering or a derivation. */
+    private interface Work<V> {
+        V run() throws TemplateException, ParamException, ModuleException;
+    }
+
     /**
      * What a module derives once for all hosts ({@code TaskContext.sharedByAllHosts}): the first
      * host's value for {@code key}, derived now by the first host that asks ({@code host} asks now).
      */
     @SuppressWarnings("unchecked")
     <T> T shared(String host, Object key, TaskContext.Derivation<T> derivation) throws ModuleException {
-        if (derived.size() >= MAX_SHARED && !derived.containsKey(key)) {
+        Map<Object, First<Object>> kept = derived.of(planningAhead(host));
+        if (kept.size() >= MAX_SHARED && !kept.containsKey(key)) {
             return derivation.derive();
         }
-        if (planningAhead(host)) {
-            CompletableFuture<Optional<Object>> first = derived.get(key);
-            Optional<Object> value = first != null && first.isDone() ? first.join() : Optional.empty();
-            return value.isPresent() ? (T) value.get() : derivation.derive();
-        }
-        CompletableFuture<Optional<Object>> mine = new CompletableFuture<>();
-        CompletableFuture<Optional<Object>> first = derived.putIfAbsent(key, mine);
-        if (first != null) {
-            Optional<Object> value = await(host, first);
-            return value != null && value.isPresent() ? (T) value.get() : derivation.derive();
-        }
-        Optional<Object> outcome = Optional.empty();
         try {
-            T value = derivation.derive();
-            outcome = Optional.ofNullable(value);
-            return value;
-        } finally {
-            mine.complete(outcome);
+            return (T) share(host, derived, key, value -> true, derivation::derive, derivation::derive);
+        } catch (TemplateException | ParamException impossible) {
+            throw new IllegalStateException(impossible);
         }
     }
 
@@ -148,80 +238,61 @@ final class TaskStep {
      */
     @SuppressWarnings("unchecked")
     <T> T render(String host, int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
-        if (planningAhead(host)) {
-            return renderAhead(item, vars, rendering);
-        }
-        CompletableFuture<Optional<Shared>> mine = new CompletableFuture<>();
-        CompletableFuture<Optional<Shared>> first = firsts.putIfAbsent(item, mine);
-        if (first != null) {
-            Optional<Shared> shared = await(host, first);
-            if (shared != null && shared.isPresent() && shared.get().holdsFor(vars)) {
-                return (T) shared.get().value();
-            }
-            return rendering.render(vars);
-        }
-        return renderFirst(vars, rendering, mine);
-    }
-
-    /** Renders on this host, noting what it read, and completes {@code mine} with what others may share. */
-    private static <T> T renderFirst(Map<String, Object> vars, Rendering<T> rendering, CompletableFuture<Optional<Shared>> mine)
-            throws TemplateException, ParamException {
-        ReadRecorder recorder = new ReadRecorder(vars);
-        Optional<Shared> outcome = Optional.empty();
         try {
-            T value = rendering.render(recorder);
-            if (!recorder.readEverything && value != null) {
-                outcome = Optional.of(new Shared(Map.copyOf(recorder.read), value));
-            }
-            return value;
-        } finally {
-            mine.complete(outcome);
+            return (T) share(host, renderings, item, shared -> shared.holdsFor(vars), () -> recorded(vars, rendering),
+                    () -> Shared.ownOnly(rendering.render(vars))).value();
+        } catch (ModuleException impossible) {
+            throw new IllegalStateException(impossible);
         }
     }
 
-    /**
-     * The arguments of loop item {@code item} as {@link #render} gives them, for planning ahead of the
-     * task's turn ({@link ReadAhead}): the first host's rendering where there is one and it holds,
-     * else this host's own, which is never shared (the variables may change before the task's turn:
-     * a host that fails leaves {@code play_hosts}).
-     */
-    <T> T renderAhead(int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
-        Optional<T> shared = ifDoneAndHolds(firsts.get(item), vars);
-        return shared.isPresent() ? shared.get() : rendering.render(vars);
+    /** The rendering on this host with what it read (nothing to share where it read every variable). */
+    private static <T> Shared recorded(Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
+        ReadRecorder recorder = new ReadRecorder(vars);
+        T value = rendering.render(recorder);
+        return recorder.readEverything || value == null ? Shared.ownOnly(value) : new Shared(Map.copyOf(recorder.read), value);
     }
 
     /**
      * The arguments of loop item {@code item} for a plan made only to learn what the task will read
-     * ({@link ReadAheadPlanner}; never applied): as {@link #renderAhead}, else the first such
-     * rendering of the item where it holds here, else this host's own, which the next hosts may take
-     * (never a plan that is applied: it may have read {@code play_hosts} before a host failed). A
-     * stale argument can only make the reads ahead less useful, not wrong. Rendered on each host, an
-     * argument that reads every host was 7 % of a 500-host converge's CPU. Never waited for.
+     * ({@link ReadAheadPlanner}; never applied): {@link #render}'s first rendering where it is done
+     * (or planned ahead: then waited for) and holds here, else the first such rendering of the item
+     * where it holds here, else this host's own. That first one is rendered as a plan made ahead is,
+     * without waiting for any host ({@link RunAhead#withoutWaiting}), so the hosts that come while it
+     * renders wait for it; where it met a host that had not caught up, it is not shared and its host
+     * renders again, waiting as reads ahead do. Never taken by a plan that is applied (it may have
+     * read {@code play_hosts} before a host failed): a stale argument can only make the reads ahead
+     * less useful, not wrong. Rendered on each host, an argument that reads every host was 7 % of a
+     * 500-host converge's CPU.
      */
-    <T> T renderForReads(int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
-        Optional<T> shared = ifDoneAndHolds(firsts.get(item), vars);
-        if (shared.isPresent()) {
-            return shared.get();
-        }
-        CompletableFuture<Optional<Shared>> mine = new CompletableFuture<>();
-        CompletableFuture<Optional<Shared>> first = firstsForReads.putIfAbsent(item, mine);
-        if (first == null) {
-            return renderFirst(vars, rendering, mine);
-        }
-        shared = ifDoneAndHolds(first, vars);
-        return shared.isPresent() ? shared.get() : rendering.render(vars);
-    }
-
-    /** The value of a finished rendering that holds for {@code vars}; empty when there is none yet or it does not hold. */
     @SuppressWarnings("unchecked")
-    private static <T> Optional<T> ifDoneAndHolds(CompletableFuture<Optional<Shared>> first, Map<String, Object> vars) {
-        if (first != null && first.isDone()) {
-            Optional<Shared> shared = first.join();
-            if (shared.isPresent() && shared.get().holdsFor(vars)) {
-                return Optional.of((T) shared.get().value());
-            }
+    <T> T renderForReads(String host, int item, Map<String, Object> vars, Rendering<T> rendering) throws TemplateException, ParamException {
+        Optional<Shared> planned = doneAndHolding(renderings.atTurn.get(item), shared -> shared.holdsFor(vars));
+        First<Shared> ahead = renderings.ahead.get(item);
+        if (planned.isEmpty() && ahead != null) {
+            Optional<Shared> outcome = await(host, ahead.outcome); // planned ahead: it waits for no host
+            planned = outcome == null ? Optional.empty() : outcome.filter(shared -> shared.holdsFor(vars));
         }
-        return Optional.empty();
+        if (planned.isPresent()) {
+            return (T) planned.get().value();
+        }
+        First<Shared> mine = new First<>();
+        First<Shared> first = firstsForReads.putIfAbsent(item, mine);
+        if (first != null) {
+            Optional<Shared> shared = await(host, first.outcome); // rendered without waiting for any host
+            return shared != null && shared.isPresent() && shared.get().holdsFor(vars) ? (T) shared.get().value() : rendering.render(vars);
+        }
+        Optional<Shared> offered = Optional.empty();
+        try {
+            offered = progress == null ? Optional.of(recorded(vars, rendering)) : progress.<Shared, TemplateException, ParamException>withoutWaiting(host, () -> recorded(vars, rendering));
+        } finally {
+            if (offered.isEmpty()) {
+                firstsForReads.remove(item, mine);
+            }
+            mine.outcome.complete(offered);
+        }
+        // where the first read a host that had not caught up, it renders again as reads ahead do: waiting
+        return offered.isPresent() ? (T) offered.get().value() : rendering.render(vars);
     }
 
     static boolean sameValue(Object first, Object other) {

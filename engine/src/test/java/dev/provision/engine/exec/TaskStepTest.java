@@ -248,13 +248,13 @@ class TaskStepTest {
             renderings.incrementAndGet();
             return templates.interpolate(text, v, SourcePosition.UNKNOWN);
         };
-        Object first = step.renderForReads(0, vars("node01", "10.0.0.1"), rendering);
-        Object second = step.renderForReads(0, vars("node02", "10.0.0.2"), rendering);
+        Object first = step.renderForReads("node01", 0, vars("node01", "10.0.0.1"), rendering);
+        Object second = step.renderForReads("node02", 0, vars("node02", "10.0.0.2"), rendering);
         assertSame(first, second, "the second host's reads ahead take the first's rendering");
         assertEquals(1, renderings.get());
         Map<String, Object> elsewhere = vars("node04", "10.0.0.4");
         elsewhere.put("domain", "other.example");
-        assertEquals("10.0.0.1 10.0.0.2 10.0.0.3 in other.example", step.renderForReads(0, elsewhere, rendering),
+        assertEquals("10.0.0.1 10.0.0.2 10.0.0.3 in other.example", step.renderForReads("node04", 0, elsewhere, rendering),
                 "a variable the first read holds another value here: its own rendering");
         assertEquals(2, renderings.get());
         Object turn = render(step, text, vars("node03", "10.0.0.3"));
@@ -262,4 +262,198 @@ class TaskStepTest {
         assertEquals(3, renderings.get());
     }
 
+
+    /** Hosts that plan the task ahead of its turn, on {@code progress}. */
+    private static RunAhead planningAhead(String... hosts) {
+        RunAhead progress = new RunAhead(Set.of("node01", "node02", "node03", "node04", "node05", "node06", "node07", "node08"));
+        for (String host : hosts) {
+            progress.planningAhead(host, 1);
+        }
+        return progress;
+    }
+
+    @Test
+    void hostsPlanningAheadWaitForTheFirstOfThemAndTakeItsRendering() throws Exception {
+        RunAhead progress = planningAhead("node01", "node02", "node03", "node04", "node05", "node06", "node07", "node08");
+        TaskStep step = new TaskStep(progress);
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            Future<Object> first = pool.submit(() -> progress.withFork("node01", () -> uncheckedRender(step, "node01", v -> {
+                renderings.incrementAndGet();
+                firstStarted.countDown();
+                awaitUninterruptibly(release);
+                return List.of(v.get("groups"));
+            })));
+            firstStarted.await();
+            List<Future<Object>> others = new ArrayList<>();
+            for (int i = 2; i <= 8; i++) {
+                String host = "node0" + i;
+                others.add(pool.submit(() -> progress.withFork(host, () -> uncheckedRender(step, host, v -> {
+                    renderings.incrementAndGet();
+                    return List.of(v.get("groups"));
+                }))));
+            }
+            Thread.sleep(100);
+            release.countDown();
+            Object shared = first.get();
+            for (Future<Object> other : others) {
+                assertSame(shared, other.get());
+            }
+            assertEquals(1, renderings.get(), "planned ahead on 8 hosts, rendered once");
+            assertSame(shared, render(step, "not rendered", vars("node03", "10.0.0.3")), "a host at the task's turn takes it too");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private Object uncheckedRender(TaskStep step, String host, TaskStep.Rendering<Object> rendering) {
+        try {
+            return step.render(host, 0, vars(host, "10.0.0.9"), rendering);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void aRenderingPlannedAheadThatReadPlayHostsIsTheHostsOwn() throws Exception {
+        // node01 is planning ahead: play_hosts lists it, though the tasks before may still fail it
+        RunAhead progress = planningAhead("node01", "node02");
+        progress.finished("node01", 0);
+        progress.finished("node02", 0);
+        TaskStep step = new TaskStep(progress);
+        List<String> candidates = List.of("node01", "node02");
+        assertEquals(candidates, step.render("node01", 0, vars("node01", "10.0.0.1"), playHostsOf(progress, "node01", candidates)));
+        assertEquals(candidates, step.render("node02", 0, vars("node02", "10.0.0.2"), playHostsOf(progress, "node02", candidates)));
+        assertEquals(2, renderings.get(), "not shared: each host rendered its own");
+
+        TaskStep.Rendering<Object> readsGroups = v -> {
+            renderings.incrementAndGet();
+            return List.of(v.get("groups"));
+        };
+        Object first = step.render("node01", 1, vars("node01", "10.0.0.1"), readsGroups);
+        assertSame(first, step.render("node02", 1, vars("node02", "10.0.0.2"), readsGroups));
+        assertEquals(3, renderings.get(), "what every host reads alike is shared");
+    }
+
+    /** A rendering that reads play_hosts as {@code reader}'s view does (the reader is not a variable it reads). */
+    private TaskStep.Rendering<Object> playHostsOf(RunAhead progress, String reader, List<String> candidates) {
+        return v -> {
+            renderings.incrementAndGet();
+            return List.copyOf(progress.stillInPlay(reader, candidates));
+        };
+    }
+
+    /** A rendering that reads hostvars["node05"] as {@code reader}'s view does. */
+    private TaskStep.Rendering<Object> readsNode05(RunAhead progress, String reader) {
+        return v -> {
+            renderings.incrementAndGet();
+            progress.awaitCaughtUp(reader, "node05");
+            return List.of(v.get("groups"));
+        };
+    }
+
+    @Test
+    void aRenderingPlannedAheadThatMetAHostNotCaughtUpIsNotSharedAndTheNextHostRendersFirst() throws Exception {
+        RunAhead progress = planningAhead("node01", "node02", "node03");
+        progress.starting("node05", 0); // node05 has not finished the task before
+        TaskStep step = new TaskStep(progress);
+        assertThrows(RunAhead.NotCaughtUp.class, () -> step.render("node01", 0, vars("node01", "10.0.0.1"), readsNode05(progress, "node01")));
+        progress.finished("node05", 0);
+        Object second = step.render("node02", 0, vars("node02", "10.0.0.2"), readsNode05(progress, "node02"));
+        assertSame(second, step.render("node03", 0, vars("node03", "10.0.0.3"), readsNode05(progress, "node03")),
+                "node02 rendered first and node03 took it");
+        assertEquals(2, renderings.get());
+    }
+
+    @Test
+    void aHostPlanningAheadDoesNotWaitForAFirstAtTheTasksTurn() throws Exception {
+        RunAhead progress = planningAhead("node02");
+        TaskStep step = new TaskStep(progress);
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Object> atTurn = pool.submit(() -> uncheckedRender(step, "node01", v -> {
+                firstStarted.countDown();
+                awaitUninterruptibly(release); // as if waiting for node02 to catch up
+                return List.of("turn");
+            }));
+            firstStarted.await();
+            assertEquals(List.of("own"), step.render("node02", 0, vars("node02", "10.0.0.2"), v -> List.of("own")));
+            release.countDown();
+            assertEquals(List.of("turn"), atTurn.get());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void theFirstRenderingForReadsIsWaitedForUnlessItMetAHostNotCaughtUp() throws Exception {
+        RunAhead progress = new RunAhead(Set.of("node01", "node02", "node03", "node05"));
+        progress.starting("node01", 1);
+        progress.starting("node02", 1);
+        progress.starting("node03", 1);
+        progress.starting("node05", 0); // node05 has not finished the task before theirs
+        TaskStep step = new TaskStep(progress);
+        CountDownLatch caughtUp = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            // node01 renders first, without waiting: it meets node05 behind, so it renders again, waiting for it
+            Future<Object> first = pool.submit(() -> step.renderForReads("node01", 0, vars("node01", "10.0.0.1"), v -> {
+                renderings.incrementAndGet();
+                progress.awaitCaughtUp("node01", "node05");
+                caughtUp.countDown();
+                return List.of(v.get("groups"));
+            }));
+            Thread.sleep(100);
+            assertEquals(2, renderings.get(), "the first rendering ended at node05, the second began");
+            assertFalse(first.isDone(), "the second waits for node05");
+            progress.finished("node05", 0);
+            caughtUp.await();
+            first.get();
+            assertEquals(2, renderings.get());
+            // node05 has caught up now: node02 renders first and shares; node03 takes it
+            Object second = step.renderForReads("node02", 0, vars("node02", "10.0.0.2"), readsNode05(progress, "node02"));
+            assertSame(second, step.renderForReads("node03", 0, vars("node03", "10.0.0.3"), readsNode05(progress, "node03")));
+            assertEquals(3, renderings.get());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void hostsPlanningAheadThatWaitedForAFirstWhichMetAHostNotCaughtUpEndTheirPlansToo() throws Exception {
+        RunAhead progress = planningAhead("node01", "node02");
+        progress.starting("node05", 0); // node05 has not finished the task before
+        TaskStep step = new TaskStep(progress);
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Object> first = pool.submit(() -> progress.withFork("node01", () -> uncheckedRender(step, "node01", v -> {
+                renderings.incrementAndGet();
+                firstStarted.countDown();
+                awaitUninterruptibly(release);
+                progress.awaitCaughtUp("node01", "node05");
+                return List.of("never");
+            })));
+            firstStarted.await();
+            Future<Object> second = pool.submit(() -> progress.withFork("node02", () -> uncheckedRender(step, "node02", v -> {
+                renderings.incrementAndGet();
+                return List.of("own");
+            })));
+            Thread.sleep(100);
+            release.countDown();
+            java.util.concurrent.ExecutionException ended = assertThrows(java.util.concurrent.ExecutionException.class, first::get);
+            assertTrue(ended.getCause().getCause() instanceof RunAhead.NotCaughtUp, String.valueOf(ended.getCause()));
+            ended = assertThrows(java.util.concurrent.ExecutionException.class, second::get);
+            assertTrue(ended.getCause().getCause() instanceof RunAhead.NotCaughtUp, "node02 waited for node01 and ends as it did");
+            assertEquals(1, renderings.get(), "node02 did not render what would end the same way");
+            assertTrue(progress.endPlanningAhead("node02"), "node02's plan is dropped: planned again in its turn");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

@@ -272,39 +272,67 @@ class TaskStepTest {
         return progress;
     }
 
+    /**
+     * Hosts planning ahead on a pool: the first one's rendering held until {@link #release}, so that
+     * the hosts that come meanwhile ({@link #meanwhile}) find it under way.
+     */
+    private final class HeldFirst implements AutoCloseable {
+        private final ExecutorService pool = Executors.newFixedThreadPool(8);
+        private final CountDownLatch started = new CountDownLatch(1);
+        private final CountDownLatch release = new CountDownLatch(1);
+        private final RunAhead progress;
+        private final TaskStep step;
+        final Future<Object> first;
+
+        /** {@code host} renders first; once released, its rendering goes on with {@code then}. */
+        HeldFirst(RunAhead progress, TaskStep step, String host, TaskStep.Rendering<Object> then) throws InterruptedException {
+            this.progress = progress;
+            this.step = step;
+            first = pool.submit(() -> progress.withFork(host, () -> uncheckedRender(step, host, v -> {
+                renderings.incrementAndGet();
+                started.countDown();
+                awaitUninterruptibly(release);
+                return then.render(v);
+            })));
+            started.await();
+        }
+
+        Future<Object> meanwhile(String host, TaskStep.Rendering<Object> rendering) {
+            return pool.submit(() -> progress.withFork(host, () -> uncheckedRender(step, host, rendering)));
+        }
+
+        /** Lets the first go on once the others had time to come. */
+        void release() throws InterruptedException {
+            Thread.sleep(100);
+            release.countDown();
+        }
+
+        @Override
+        public void close() {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void hostsPlanningAheadWaitForTheFirstOfThemAndTakeItsRendering() throws Exception {
         RunAhead progress = planningAhead("node01", "node02", "node03", "node04", "node05", "node06", "node07", "node08");
         TaskStep step = new TaskStep(progress);
-        CountDownLatch firstStarted = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(8);
-        try {
-            Future<Object> first = pool.submit(() -> progress.withFork("node01", () -> uncheckedRender(step, "node01", v -> {
-                renderings.incrementAndGet();
-                firstStarted.countDown();
-                awaitUninterruptibly(release);
-                return List.of(v.get("groups"));
-            })));
-            firstStarted.await();
+        TaskStep.Rendering<Object> groups = v -> {
+            renderings.incrementAndGet();
+            return List.of(v.get("groups"));
+        };
+        try (HeldFirst held = new HeldFirst(progress, step, "node01", v -> List.of(v.get("groups")))) {
             List<Future<Object>> others = new ArrayList<>();
             for (int i = 2; i <= 8; i++) {
-                String host = "node0" + i;
-                others.add(pool.submit(() -> progress.withFork(host, () -> uncheckedRender(step, host, v -> {
-                    renderings.incrementAndGet();
-                    return List.of(v.get("groups"));
-                }))));
+                others.add(held.meanwhile("node0" + i, groups));
             }
-            Thread.sleep(100);
-            release.countDown();
-            Object shared = first.get();
+            held.release();
+            Object shared = held.first.get();
             for (Future<Object> other : others) {
                 assertSame(shared, other.get());
             }
             assertEquals(1, renderings.get(), "planned ahead on 8 hosts, rendered once");
             assertSame(shared, render(step, "not rendered", vars("node03", "10.0.0.3")), "a host at the task's turn takes it too");
-        } finally {
-            pool.shutdownNow();
         }
     }
 
@@ -428,32 +456,21 @@ class TaskStepTest {
         RunAhead progress = planningAhead("node01", "node02");
         progress.starting("node05", 0); // node05 has not finished the task before
         TaskStep step = new TaskStep(progress);
-        CountDownLatch firstStarted = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            Future<Object> first = pool.submit(() -> progress.withFork("node01", () -> uncheckedRender(step, "node01", v -> {
-                renderings.incrementAndGet();
-                firstStarted.countDown();
-                awaitUninterruptibly(release);
-                progress.awaitCaughtUp("node01", "node05");
-                return List.of("never");
-            })));
-            firstStarted.await();
-            Future<Object> second = pool.submit(() -> progress.withFork("node02", () -> uncheckedRender(step, "node02", v -> {
+        try (HeldFirst held = new HeldFirst(progress, step, "node01", v -> {
+            progress.awaitCaughtUp("node01", "node05");
+            return List.of("never");
+        })) {
+            Future<Object> second = held.meanwhile("node02", v -> {
                 renderings.incrementAndGet();
                 return List.of("own");
-            })));
-            Thread.sleep(100);
-            release.countDown();
-            java.util.concurrent.ExecutionException ended = assertThrows(java.util.concurrent.ExecutionException.class, first::get);
+            });
+            held.release();
+            java.util.concurrent.ExecutionException ended = assertThrows(java.util.concurrent.ExecutionException.class, held.first::get);
             assertTrue(ended.getCause().getCause() instanceof RunAhead.NotCaughtUp, String.valueOf(ended.getCause()));
             ended = assertThrows(java.util.concurrent.ExecutionException.class, second::get);
             assertTrue(ended.getCause().getCause() instanceof RunAhead.NotCaughtUp, "node02 waited for node01 and ends as it did");
             assertEquals(1, renderings.get(), "node02 did not render what would end the same way");
             assertTrue(progress.endPlanningAhead("node02"), "node02's plan is dropped: planned again in its turn");
-        } finally {
-            pool.shutdownNow();
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.provision.engine.exec;
 
 import dev.provision.modules.text.Sha256;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -70,12 +71,20 @@ final class SharedContents {
     /**
      * A content read from a host in full; kept (hashed here) while the path has room. Returns the
      * bytes to use: an equal content kept already, so that hosts with the same file share one array.
+     * An equal one is found by comparing the bytes (a memory compare, where the hosts that read
+     * ahead at once all sent the same file: SHA-256 of each on the controller was 4.5 % of a
+     * 500-node no-op's CPU); only a content not kept yet is hashed.
      */
     byte[] offer(String path, byte[] content) {
         if (content.length < MIN_SIZE) {
             return content;
         }
         PathContents contents = byPath.computeIfAbsent(path, p -> new PathContents());
+        for (Known k : contents.known) {
+            if (Arrays.equals(k.content(), content)) {
+                return k.content();
+            }
+        }
         if (contents.known.size() >= PER_PATH || contents.misses.get() >= PER_PATH) {
             return content;
         }

@@ -149,6 +149,19 @@ class ConnectionHostViewTest {
     }
 
     @Test
+    void hostsThatSentTheSameLargeFileInFullShareOneCopy() throws Exception {
+        // read ahead at once, before any host's copy was kept: each sends it whole
+        Path file = Files.write(dir.resolve("known_hosts"), largeText('k'));
+        byte[] first = shared.offer(file.toString(), largeText('k'));
+        assertSame(first, shared.offer(file.toString(), largeText('k')), "the same bytes: the kept copy");
+        for (int host = 1; host <= SharedContents.PER_PATH; host++) {
+            shared.offer(file.toString(), largeText((char) ('a' + host)));
+        }
+        assertSame(first, shared.offer(file.toString(), largeText('k')), "still the kept copy once the path has no more room");
+        assertArrayEquals(largeText('z'), shared.offer(file.toString(), largeText('z')), "another content is its own");
+    }
+
+    @Test
     void aHostWhoseLargeFileDiffersReadsItInFull() throws Exception {
         Path file = Files.write(dir.resolve("hosts"), largeText('a'));
         ConnectionHostView first = otherHost();

@@ -25,6 +25,8 @@ final class ConnectionHostView implements HostView {
     private final HostReads reads;
     /** What the task's other hosts sent of their larger files: see {@link SharedContents}. */
     private final SharedContents shared;
+    /** The paths the module expects to be the same on every host ({@link #expectSameOnEveryHost}). */
+    private final java.util.Set<String> expectedSame = new java.util.HashSet<>(2);
     /** @param forecast in check mode, the host's forecast state, consulted before the real one */
     ConnectionHostView(String name, Connection connection, Map<String, Object> facts, Optional<Forecast> forecast) {
         this(name, connection, facts, forecast, new HostReads(), new SharedContents());
@@ -129,6 +131,11 @@ final class ConnectionHostView implements HostView {
     }
 
     @Override
+    public void expectSameOnEveryHost(String path) {
+        expectedSame.add(path);
+    }
+
+    @Override
     public Optional<ProbeResult> pendingAnswer(List<String> probe) {
         return forecast.flatMap(f -> f.probe(probe));
     }
@@ -168,17 +175,25 @@ final class ConnectionHostView implements HostView {
         }
         // A small regular file's content comes along with its stat, a larger one's digest where the
         // task's other hosts had it in common, a missing path's parent: see StatProbe.
-        // What was read ahead (before the task's other hosts had sent anything) comes with the content.
-        String script = StatProbe.script(path, false, SharedContents.MIN_SIZE);
-        if (shared.wantsDigest(path) && !reads.ahead().knows(connection, ExecRequest.shell(script))) {
-            script = StatProbe.script(path, true, SharedContents.MIN_SIZE);
+        // What was read ahead with the content is answered so; of a file the module expects the same
+        // on every host, the first host to plan a read claims the content, and the others ask for the
+        // digest meanwhile (SharedContents.Claim).
+        ReadAhead ahead = reads.ahead();
+        ExecRequest request = ExecRequest.shell(StatProbe.script(path, false, SharedContents.MIN_SIZE));
+        if (!ahead.knows(connection, request)) {
+            boolean sameEverywhere = expectedSame.contains(path);
+            if (shared.wantsDigest(path, sameEverywhere)) {
+                request = ExecRequest.shell(StatProbe.script(path, true, SharedContents.MIN_SIZE));
+            } else if (sameEverywhere) {
+                ahead.claimFirstRead(connection, shared, path, request.commandLine());
+            }
         }
-        StatProbe.Answer said = StatProbe.parse(path, exec(ExecRequest.shell(script)));
+        StatProbe.Answer said = StatProbe.parse(path, exec(request));
         said.parent().ifPresent(parent -> reads.stat(StatProbe.parentOf(path).orElseThrow(), parent));
         if (said.content().isPresent()) {
             reads.content(path, shared.offer(path, said.content().get()));
         } else if (said.digest().isPresent()) {
-            byte[] content = shared.content(path, said.digest().get());
+            byte[] content = shared.content(path, said.digest().get(), !ahead.holdsClaims());
             if (content != null && content.length == said.stat().orElseThrow().size()) { // else a later readFile reads it
                 reads.content(path, content);
             }

@@ -69,6 +69,13 @@ final class ReadAhead {
     private boolean changed;
     /** The exchanges read ahead, given to the report's {@code round_trips} of the task that asked for them. */
     final AtomicInteger exchanges = new AtomicInteger();
+    /** Whether the reads noted now may claim a path's first content ({@link #claimFirstRead}). */
+    private boolean claiming;
+    /** The first contents claimed for the next exchange, by the command line that reads each. */
+    private final List<Claimed> claims = new java.util.ArrayList<>();
+
+    private record Claimed(SharedContents.Claim claim, String line) {
+    }
 
     /** Whether task {@code task} and those after it are to be planned ahead now. */
     boolean wantsReading(int task) {
@@ -132,25 +139,71 @@ final class ReadAhead {
     }
 
     /**
-     * Runs {@code lines} in one exchange through {@code connection} and keeps their answers.
+     * Runs {@code lines} in one exchange through {@code connection} and keeps their answers; the
+     * contents claimed for it are offered as soon as they arrive, and the claims released.
      *
      * @return false when the exchange failed (the tasks then read for themselves)
      */
     boolean read(Connection connection, Collection<String> lines) {
-        ExecTarget of = connection.target();
-        if (!of.equals(key)) {
-            answers.clear(); // another user's or environment's reads: the host did not change
+        try {
+            ExecTarget of = connection.target();
+            if (!of.equals(key)) {
+                answers.clear(); // another user's or environment's reads: the host did not change
+            }
+            List<String> ordered = List.copyOf(lines);
+            List<ExecResult> results = ProbeBatch.runLines(connection, ordered);
+            if (results.size() != ordered.size()) {
+                return false;
+            }
+            key = of;
+            for (int i = 0; i < ordered.size(); i++) {
+                answers.put(ordered.get(i), results.get(i));
+            }
+            for (Claimed c : claims) {
+                ExecResult answer = answers.get(c.line());
+                if (answer != null) {
+                    c.claim().arrived(answer);
+                }
+            }
+            return true;
+        } finally {
+            releaseClaims();
         }
-        List<String> ordered = List.copyOf(lines);
-        List<ExecResult> results = ProbeBatch.runLines(connection, ordered);
-        if (results.size() != ordered.size()) {
-            return false;
+    }
+
+    /**
+     * Whether the reads noted from now on may claim a path's first content: only those of a host's
+     * first exchange of a reading ahead, which waits for no other host's claim before it releases
+     * its own (see {@link SharedContents.Claim}).
+     */
+    void claiming(boolean claiming) {
+        this.claiming = claiming;
+    }
+
+    /**
+     * A stat that reads {@code path}'s content with the command line {@code line} is noted through
+     * {@code connection}: where this reading ahead may claim, the path's first content is claimed for
+     * it, so that the task's other hosts ask for the digest meanwhile.
+     */
+    void claimFirstRead(Connection connection, SharedContents shared, String path, String line) {
+        if (claiming && connection instanceof Serving serving && serving.owner() == this && serving.wanted != null) {
+            SharedContents.Claim claim = shared.claim(path);
+            if (claim != null) {
+                claims.add(new Claimed(claim, line));
+            }
         }
-        key = of;
-        for (int i = 0; i < ordered.size(); i++) {
-            answers.put(ordered.get(i), results.get(i));
-        }
-        return true;
+    }
+
+    /** Whether claims of this reading ahead are under way (its reads then wait for no other host's). */
+    boolean holdsClaims() {
+        return !claims.isEmpty();
+    }
+
+    /** Every claim of this reading ahead released, answered or not (an exchange ended, or the reading did). */
+    void releaseClaims() {
+        claiming = false;
+        claims.forEach(c -> c.claim().release());
+        claims.clear();
     }
 
     /** The task about to run is followed by tasks that read {@code following}; null: none known. */
@@ -205,6 +258,10 @@ final class ReadAhead {
             this.connection = connection;
             this.key = key;
             this.wanted = wanted;
+        }
+
+        private ReadAhead owner() {
+            return ReadAhead.this;
         }
 
         @Override

@@ -50,6 +50,7 @@ final class ReadAheadPlanner {
         try {
             planAhead(tasks, steps, from, host, ahead);
         } finally {
+            ahead.releaseClaims(); // those of a plan that ended before its exchange
             ahead.spent(System.nanoTime() - started);
         }
     }
@@ -61,6 +62,7 @@ final class ReadAheadPlanner {
             return; // one task reads as soon alone
         }
         for (int round = 0; round < ReadAhead.ROUNDS; round++) {
+            ahead.claiming(round == 0); // a first exchange's claims wait for no other host's: see SharedContents.Claim
             java.util.Set<String> wanted = noteReads(planned, host, ahead);
             if (wanted.isEmpty() || !ahead.read(planned.through(), wanted)) {
                 return;

@@ -161,6 +161,107 @@ class ConnectionHostViewTest {
         assertArrayEquals(largeText('z'), shared.offer(file.toString(), largeText('z')), "another content is its own");
     }
 
+    /** A host planning its first reads ahead: the view over a connection that notes what it reads. */
+    private ConnectionHostView planningAhead(ReadAhead ahead, java.util.Set<String> wanted) {
+        return new ConnectionHostView("localhost", ahead.noting(counting, wanted), Map.of(), Optional.empty(), new HostReads(ahead), shared);
+    }
+
+    /** Plans a stat of {@code path} ahead, of a file expected the same on every host: the read is noted, not made. */
+    private static void noteStat(ConnectionHostView view, String path) {
+        view.expectSameOnEveryHost(path);
+        org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ModuleException.class, () -> view.stat(path), "noted");
+    }
+
+    @Test
+    void hostsPlanningAheadAtOnceAskForTheDigestWhileTheFirstContentIsOnItsWay() throws Exception {
+        String path = Files.write(dir.resolve("known_hosts"), largeText('k')).toString();
+        ReadAhead first = new ReadAhead();
+        java.util.Set<String> firstReads = new java.util.LinkedHashSet<>();
+        first.claiming(true);
+        noteStat(planningAhead(first, firstReads), path);
+        ReadAhead second = new ReadAhead();
+        java.util.Set<String> secondReads = new java.util.LinkedHashSet<>();
+        second.claiming(true);
+        noteStat(planningAhead(second, secondReads), path);
+        assertTrue(firstReads.iterator().next().contains("CONTENT"), "the first host claimed the content");
+        assertTrue(secondReads.iterator().next().contains("sha256sum"), "the second asks for the digest: " + secondReads);
+
+        assertTrue(second.read(counting, secondReads), "the second host's exchange comes back first");
+        assertTrue(lastAnswer.get() < 400, "its digest only: " + lastAnswer.get() + " bytes");
+        var replanned = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                ConnectionHostView view = planningAhead(second, new java.util.LinkedHashSet<>());
+                view.expectSameOnEveryHost(path);
+                view.stat(path);
+                return view.readFile(path).orElseThrow(); // refused if it were not known: the connection notes
+            } catch (dev.provision.modules.spi.ModuleException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(300);
+        org.junit.jupiter.api.Assertions.assertFalse(replanned.isDone(), "the digest waits for the claimed content");
+        assertTrue(first.read(counting, firstReads));
+        byte[] content = replanned.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertSame(shared.offer(path, largeText('k')), content, "the first host's copy, offered as its exchange arrived");
+        assertEquals(2, commands.get(), "one exchange each, no read in full for the second");
+    }
+
+    @Test
+    void aClaimThatBroughtNoContentLeavesTheDigestToReadInFull() throws Exception {
+        String path = Files.write(dir.resolve("known_hosts"), largeText('k')).toString();
+        ReadAhead first = new ReadAhead();
+        first.claiming(true);
+        noteStat(planningAhead(first, new java.util.LinkedHashSet<>()), path);
+        // the first host's plan ends before its exchange, while the second, in its turn, has its digest
+        var released = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            first.releaseClaims();
+        });
+        ConnectionHostView second = otherHost();
+        second.expectSameOnEveryHost(path);
+        long started = System.nanoTime();
+        second.stat(path);
+        assertTrue(System.nanoTime() - started >= 250_000_000L, "the digest waited for the claim");
+        released.join();
+        assertArrayEquals(largeText('k'), second.readFile(path).orElseThrow());
+        assertEquals(2, commands.get(), "the digest missed: a read of its own");
+        assertEquals(null, shared.claim(path), "a path is claimed once per task");
+    }
+
+    @Test
+    void aFileNotExpectedTheSameIsNeitherClaimedNorGuessed() throws Exception {
+        // /etc/hosts: each host's own lines; hosts that asked for its digest would all read it twice
+        String path = Files.write(dir.resolve("hosts"), largeText('h')).toString();
+        ReadAhead first = new ReadAhead();
+        java.util.Set<String> firstReads = new java.util.LinkedHashSet<>();
+        first.claiming(true);
+        org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ModuleException.class,
+                () -> planningAhead(first, firstReads).stat(path));
+        ReadAhead second = new ReadAhead();
+        java.util.Set<String> secondReads = new java.util.LinkedHashSet<>();
+        second.claiming(true);
+        org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ModuleException.class,
+                () -> planningAhead(second, secondReads).stat(path));
+        assertTrue(secondReads.iterator().next().contains("CONTENT") && !secondReads.iterator().next().contains("sha256sum"),
+                "the second host asks for the content: " + secondReads);
+        org.junit.jupiter.api.Assertions.assertFalse(first.holdsClaims(), "no claim");
+    }
+
+    @Test
+    void aHostHoldingAClaimNeverWaitsForAnothers() throws Exception {
+        String path = Files.write(dir.resolve("known_hosts"), largeText('k')).toString();
+        SharedContents.Claim claim = shared.claim(path);
+        assertEquals(null, shared.claim(path), "one claim per path");
+        long started = System.nanoTime();
+        assertEquals(null, shared.content(path, "0".repeat(64), false));
+        assertTrue(System.nanoTime() - started < 5_000_000_000L, "no wait");
+        claim.release();
+    }
+
     @Test
     void aHostWhoseLargeFileDiffersReadsItInFull() throws Exception {
         Path file = Files.write(dir.resolve("hosts"), largeText('a'));

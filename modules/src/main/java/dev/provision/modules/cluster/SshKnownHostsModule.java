@@ -84,6 +84,7 @@ public final class SshKnownHostsModule implements TaskModule {
         if (present && lines.isEmpty()) {
             throw new ModuleException("entries lists no host key");
         }
+        context.host().expectSameOnEveryHost(path); // the cluster's known hosts: one file for all
         Optional<FileContentPlanner.Existing> existing = FileContentPlanner.read(context.host(), path);
         if (!present) {
             if (existing.isEmpty()) {

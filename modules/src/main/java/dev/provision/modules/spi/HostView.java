@@ -77,4 +77,14 @@ public interface HostView {
     default boolean holdsControllerFile(String path, java.nio.file.Path source) throws ModuleException {
         return ControllerFileDigests.sameDigest(probe("sha256sum", "--", path), path, ControllerFileDigests.sha256(source));
     }
+
+    /**
+     * A hint, given before reading {@code path}: the module expects the file to hold the same bytes on
+     * every host of the task (a cluster-wide file such as {@code ssh_known_hosts}, not one with each
+     * host's own lines), so the engine may ask a host for the file's digest even before another host
+     * has sent the file. What the reads answer is the same either way; a wrong hint costs a host a
+     * second read. The default does nothing.
+     */
+    default void expectSameOnEveryHost(String path) {
+    }
 }

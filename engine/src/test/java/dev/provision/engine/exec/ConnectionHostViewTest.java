@@ -166,31 +166,51 @@ class ConnectionHostViewTest {
         return new ConnectionHostView("localhost", ahead.noting(counting, wanted), Map.of(), Optional.empty(), new HostReads(ahead), shared);
     }
 
-    /** Plans a stat of {@code path} ahead, of a file expected the same on every host: the read is noted, not made. */
-    private static void noteStat(ConnectionHostView view, String path) {
-        view.expectSameOnEveryHost(path);
+    /** A host planning its first reads ahead (it may claim): what it reads ahead, the reads it noted. */
+    private record FirstReading(ReadAhead ahead, java.util.Set<String> noted) {
+        static FirstReading start() {
+            ReadAhead ahead = new ReadAhead();
+            ahead.claiming(true);
+            return new FirstReading(ahead, new java.util.LinkedHashSet<>());
+        }
+
+        String notedLine() {
+            return noted.iterator().next();
+        }
+    }
+
+    /** Plans a stat of {@code path} ahead on {@code host}: the read is noted, not made. */
+    private void noteStat(FirstReading host, String path, boolean expectedSame) {
+        ConnectionHostView view = planningAhead(host.ahead(), host.noted());
+        if (expectedSame) {
+            view.expectSameOnEveryHost(path);
+        }
         org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ModuleException.class, () -> view.stat(path), "noted");
+    }
+
+    /** Two hosts planning their first reads ahead, each noting a stat of {@code path}, one after the other. */
+    private java.util.List<FirstReading> twoHostsNoteStat(String path, boolean expectedSame) {
+        FirstReading first = FirstReading.start();
+        noteStat(first, path, expectedSame);
+        FirstReading second = FirstReading.start();
+        noteStat(second, path, expectedSame);
+        return java.util.List.of(first, second);
     }
 
     @Test
     void hostsPlanningAheadAtOnceAskForTheDigestWhileTheFirstContentIsOnItsWay() throws Exception {
         String path = Files.write(dir.resolve("known_hosts"), largeText('k')).toString();
-        ReadAhead first = new ReadAhead();
-        java.util.Set<String> firstReads = new java.util.LinkedHashSet<>();
-        first.claiming(true);
-        noteStat(planningAhead(first, firstReads), path);
-        ReadAhead second = new ReadAhead();
-        java.util.Set<String> secondReads = new java.util.LinkedHashSet<>();
-        second.claiming(true);
-        noteStat(planningAhead(second, secondReads), path);
-        assertTrue(firstReads.iterator().next().contains("CONTENT"), "the first host claimed the content");
-        assertTrue(secondReads.iterator().next().contains("sha256sum"), "the second asks for the digest: " + secondReads);
+        java.util.List<FirstReading> hosts = twoHostsNoteStat(path, true);
+        FirstReading first = hosts.get(0);
+        FirstReading second = hosts.get(1);
+        assertTrue(first.notedLine().contains("CONTENT"), "the first host claimed the content");
+        assertTrue(second.notedLine().contains("sha256sum"), "the second asks for the digest: " + second.noted());
 
-        assertTrue(second.read(counting, secondReads), "the second host's exchange comes back first");
+        assertTrue(second.ahead().read(counting, second.noted()), "the second host's exchange comes back first");
         assertTrue(lastAnswer.get() < 400, "its digest only: " + lastAnswer.get() + " bytes");
         var replanned = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             try {
-                ConnectionHostView view = planningAhead(second, new java.util.LinkedHashSet<>());
+                ConnectionHostView view = planningAhead(second.ahead(), new java.util.LinkedHashSet<>());
                 view.expectSameOnEveryHost(path);
                 view.stat(path);
                 return view.readFile(path).orElseThrow(); // refused if it were not known: the connection notes
@@ -200,7 +220,7 @@ class ConnectionHostViewTest {
         });
         Thread.sleep(300);
         org.junit.jupiter.api.Assertions.assertFalse(replanned.isDone(), "the digest waits for the claimed content");
-        assertTrue(first.read(counting, firstReads));
+        assertTrue(first.ahead().read(counting, first.noted()));
         byte[] content = replanned.get(10, java.util.concurrent.TimeUnit.SECONDS);
         assertSame(shared.offer(path, largeText('k')), content, "the first host's copy, offered as its exchange arrived");
         assertEquals(2, commands.get(), "one exchange each, no read in full for the second");
@@ -209,9 +229,8 @@ class ConnectionHostViewTest {
     @Test
     void aClaimThatBroughtNoContentLeavesTheDigestToReadInFull() throws Exception {
         String path = Files.write(dir.resolve("known_hosts"), largeText('k')).toString();
-        ReadAhead first = new ReadAhead();
-        first.claiming(true);
-        noteStat(planningAhead(first, new java.util.LinkedHashSet<>()), path);
+        FirstReading first = FirstReading.start();
+        noteStat(first, path, true);
         // the first host's plan ends before its exchange, while the second, in its turn, has its digest
         var released = java.util.concurrent.CompletableFuture.runAsync(() -> {
             try {
@@ -219,7 +238,7 @@ class ConnectionHostViewTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            first.releaseClaims();
+            first.ahead().releaseClaims();
         });
         ConnectionHostView second = otherHost();
         second.expectSameOnEveryHost(path);
@@ -236,19 +255,11 @@ class ConnectionHostViewTest {
     void aFileNotExpectedTheSameIsNeitherClaimedNorGuessed() throws Exception {
         // /etc/hosts: each host's own lines; hosts that asked for its digest would all read it twice
         String path = Files.write(dir.resolve("hosts"), largeText('h')).toString();
-        ReadAhead first = new ReadAhead();
-        java.util.Set<String> firstReads = new java.util.LinkedHashSet<>();
-        first.claiming(true);
-        org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ModuleException.class,
-                () -> planningAhead(first, firstReads).stat(path));
-        ReadAhead second = new ReadAhead();
-        java.util.Set<String> secondReads = new java.util.LinkedHashSet<>();
-        second.claiming(true);
-        org.junit.jupiter.api.Assertions.assertThrows(dev.provision.modules.spi.ModuleException.class,
-                () -> planningAhead(second, secondReads).stat(path));
-        assertTrue(secondReads.iterator().next().contains("CONTENT") && !secondReads.iterator().next().contains("sha256sum"),
-                "the second host asks for the content: " + secondReads);
-        org.junit.jupiter.api.Assertions.assertFalse(first.holdsClaims(), "no claim");
+        java.util.List<FirstReading> hosts = twoHostsNoteStat(path, false);
+        FirstReading second = hosts.get(1);
+        assertTrue(second.notedLine().contains("CONTENT") && !second.notedLine().contains("sha256sum"),
+                "the second host asks for the content: " + second.noted());
+        org.junit.jupiter.api.Assertions.assertFalse(hosts.get(0).ahead().holdsClaims(), "no claim");
     }
 
     @Test

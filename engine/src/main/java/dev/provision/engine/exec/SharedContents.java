@@ -31,8 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * being kept yet. Of a file the module expects the same on every host
  * ({@code HostView.expectSameOnEveryHost}: not {@code /etc/hosts}, whose own lines would make every
  * host that guessed read twice), the first host to plan a read {@linkplain #claim claims} it, the
- * others ask for the digest meanwhile, and a digest that arrives before the claimed content waits for it (for
- * that one exchange, never for another host's turn: see {@link Claim}).
+ * others ask for the digest meanwhile, and a digest that arrives before the claimed content waits
+ * for it (for that one exchange, never for another host's turn: see {@link Claim}).
  * Thread-safe; lives as long as its task's step.
  */
 final class SharedContents {

@@ -185,7 +185,7 @@ final class ConnectionHostView implements HostView {
             if (shared.wantsDigest(path, sameEverywhere)) {
                 request = ExecRequest.shell(StatProbe.script(path, true, SharedContents.MIN_SIZE));
             } else if (sameEverywhere) {
-                ahead.claimFirstRead(connection, shared, path, request.commandLine());
+                ahead.claimFirstRead(shared, path, request.commandLine());
             }
         }
         StatProbe.Answer said = StatProbe.parse(path, exec(request));

@@ -172,21 +172,22 @@ final class ReadAhead {
     }
 
     /**
-     * Whether the reads noted from now on may claim a path's first content: only those of a host's
-     * first exchange of a reading ahead, which waits for no other host's claim before it releases
-     * its own (see {@link SharedContents.Claim}).
+     * Whether the reads noted from now on may claim a path's first content: on only while the plans
+     * of a host's first exchange of a reading ahead note their reads ({@link ReadAheadPlanner}), an
+     * exchange that waits for no other host's claim before it releases its own (see
+     * {@link SharedContents.Claim}).
      */
     void claiming(boolean claiming) {
         this.claiming = claiming;
     }
 
     /**
-     * A stat that reads {@code path}'s content with the command line {@code line} is noted through
-     * {@code connection}: where this reading ahead may claim, the path's first content is claimed for
-     * it, so that the task's other hosts ask for the digest meanwhile.
+     * A stat that reads {@code path}'s content with the command line {@code line} is noted: while
+     * this reading ahead may claim, the path's first content is claimed for its exchange, so that
+     * the task's other hosts ask for the digest meanwhile.
      */
-    void claimFirstRead(Connection connection, SharedContents shared, String path, String line) {
-        if (claiming && connection instanceof Serving serving && serving.owner() == this && serving.wanted != null) {
+    void claimFirstRead(SharedContents shared, String path, String line) {
+        if (claiming) {
             SharedContents.Claim claim = shared.claim(path);
             if (claim != null) {
                 claims.add(new Claimed(claim, line));
@@ -258,10 +259,6 @@ final class ReadAhead {
             this.connection = connection;
             this.key = key;
             this.wanted = wanted;
-        }
-
-        private ReadAhead owner() {
-            return ReadAhead.this;
         }
 
         @Override

@@ -64,6 +64,7 @@ final class ReadAheadPlanner {
         for (int round = 0; round < ReadAhead.ROUNDS; round++) {
             ahead.claiming(round == 0); // a first exchange's claims wait for no other host's: see SharedContents.Claim
             java.util.Set<String> wanted = noteReads(planned, host, ahead);
+            ahead.claiming(false);
             if (wanted.isEmpty() || !ahead.read(planned.through(), wanted)) {
                 return;
             }

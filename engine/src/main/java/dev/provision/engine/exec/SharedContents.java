@@ -43,7 +43,7 @@ final class SharedContents {
     }
 
     /** How long a digest waits for the claimed content at most (the claimer's exchange is bounded by its own limits). */
-    static final long CLAIM_WAIT_SECONDS = 60;
+    private static final long CLAIM_WAIT_SECONDS = 60;
 
     /** One path's contents seen so far, and how often a host's digest was not among them. */
     private static final class PathContents {

@@ -191,6 +191,51 @@ class TaskStepTest {
     }
 
     @Test
+    void aLargeKeyIsHashedOnceForAllHostsAndStillMeetsAnEqualKey() throws Exception {
+        TaskStep step = new TaskStep();
+        List<Map<String, Object>> entries = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            entries.add(Map.of("name", "node" + i, "key", "ssh-ed25519 AAAA" + i));
+        }
+        AtomicInteger walks = new AtomicInteger();
+        List<Map<String, Object>> argument = new java.util.AbstractList<>() {
+            @Override
+            public Map<String, Object> get(int index) {
+                return entries.get(index);
+            }
+
+            @Override
+            public int size() {
+                return entries.size();
+            }
+
+            @Override
+            public java.util.Iterator<Map<String, Object>> iterator() {
+                walks.incrementAndGet();
+                return entries.iterator();
+            }
+        };
+        AtomicInteger derivations = new AtomicInteger();
+        Object first = step.shared("node01", List.of("lines", argument), () -> "lines " + derivations.incrementAndGet());
+        for (int host = 2; host <= 100; host++) {
+            assertSame(first, step.shared("node%03d".formatted(host), List.of("lines", argument), () -> "lines " + derivations.incrementAndGet()));
+        }
+        assertEquals(1, walks.get(), "the very same argument is hashed once, not once a host");
+        assertSame(first, step.shared("node101", List.of("lines", new ArrayList<>(entries)), () -> "lines " + derivations.incrementAndGet()),
+                "an equal argument that is another object still meets the first");
+        assertEquals(1, derivations.get());
+
+        Map<String, Object> large = new HashMap<>();
+        for (int i = 0; i < 40; i++) {
+            large.put("k" + i, java.util.Arrays.asList(i, null, "x"));
+        }
+        Object nested = List.of(large, java.util.Arrays.asList(null, "a"), "s", entries);
+        assertEquals(nested.hashCode(), step.hashOf(nested));
+        assertEquals(nested.hashCode(), step.hashOf(nested), "a kept hash is the object's own");
+        assertEquals(0, step.hashOf(null));
+    }
+
+    @Test
     void whetherArgumentsHoldADryRunsPlaceholderIsAnsweredForTheArgumentsAskedAbout() {
         TaskStep step = new TaskStep();
         String placeholder = "<output of 'get kernel' at site.yml:4:7, known when it runs>";

@@ -6,7 +6,9 @@ import dev.provision.modules.spi.ParamException;
 import dev.provision.modules.spi.Params;
 import dev.provision.modules.spi.TaskContext;
 import java.util.AbstractMap;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -103,7 +105,7 @@ final class TaskStep {
 
     private final Firsts<SharedKey, Object> derived = new Firsts<>();
     /** The hash codes of the large lists and maps that {@link #shared}'s keys held, by the very object. */
-    private final Map<Identity, Integer> largeHashes = new ConcurrentHashMap<>();
+    private final Map<Object, Integer> largeHashes = Collections.synchronizedMap(new IdentityHashMap<>());
     /** A list or map at least this large has its hash code kept ({@link #hashOf}). */
     static final int LARGE = 32;
     /** The most hash codes {@link #largeHashes} keeps (beyond, each is computed again). */
@@ -251,25 +253,12 @@ final class TaskStep {
     private record SharedKey(Object key, int hash) {
         @Override
         public boolean equals(Object other) {
-            return other instanceof SharedKey k && (k.key == key || Objects.equals(key, k.key));
+            return other instanceof SharedKey k && Objects.equals(key, k.key);
         }
 
         @Override
         public int hashCode() {
             return hash;
-        }
-    }
-
-    /** An object as itself, not as what it equals. */
-    private record Identity(Object value) {
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Identity i && i.value == value;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(value);
         }
     }
 
@@ -280,10 +269,10 @@ final class TaskStep {
      */
     int hashOf(Object value) {
         if (value instanceof List<?> list) {
-            return list.size() < LARGE ? listHash(list) : kept(list, () -> listHash(list));
+            return list.size() < LARGE ? listHash(list) : keptHash(list, () -> listHash(list));
         }
         if (value instanceof Map<?, ?> map && map.size() >= LARGE) {
-            return kept(map, map::hashCode);
+            return keptHash(map, map::hashCode);
         }
         return Objects.hashCode(value);
     }
@@ -297,15 +286,14 @@ final class TaskStep {
         return hash;
     }
 
-    private int kept(Object large, IntSupplier hash) {
-        Identity id = new Identity(large);
-        Integer known = largeHashes.get(id);
+    private int keptHash(Object large, IntSupplier hash) {
+        Integer known = largeHashes.get(large);
         if (known != null) {
             return known;
         }
         int computed = hash.getAsInt();
         if (largeHashes.size() < MAX_LARGE_HASHES) {
-            largeHashes.put(id, computed);
+            largeHashes.put(large, computed);
         }
         return computed;
     }

@@ -181,7 +181,6 @@ read_set() {
             # 17 times a second on a chain's first node through the whole stream, were a tenth of the
             # CPU of a 16-node rig (perf, 1 GiB)
             while :; do
-                sent=0
                 { read -r sent < "$stage/spool/sent"; } 2>/dev/null || sent=0
                 set -- "$stage"/spool/*.run
                 running=$#

@@ -6,7 +6,10 @@ import freemarker.template.Template;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -16,16 +19,18 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs FreeMarker work within {@link Limits}, turning runaway evaluation into {@link LimitExceeded}.
  *
  * <p>FreeMarker has no limits of its own, and a Java thread cannot be stopped from outside. So work
- * that could run away runs on a worker thread: the caller waits, watches the worker's CPU time and
- * allocated bytes, and past a limit interrupts it (templates carry FreeMarker's interruption checks in
- * every loop and macro body, see {@code SandboxedConfiguration}) and returns at once. A worker stuck
+ * that could run away runs on a worker thread: the caller waits, one watch thread for all jobs looks
+ * at each worker's CPU time and allocated bytes every {@value #POLL_MILLIS} ms, and past a limit
+ * interrupts it (templates carry FreeMarker's interruption checks in every loop and macro body, see
+ * {@code SandboxedConfiguration}) and ends the caller's wait at once. (Each caller polling its own job
+ * with a timed wait cost a 1 000-host run ~15 % of its CPU: a thousand renders wait for the hosts
+ * still connecting, each woken 20 times a second and thrown a {@code TimeoutException}.) A worker stuck
  * inside one built-in call ({@code (1..)?seq_contains(0)}) ignores the interruption and finishes on its
  * own; nobody waits for it. A template that passed a limit once is refused from then on without being
  * run again, so a thousand hosts do not each spend the limit on it (those running it at that moment
@@ -55,6 +60,10 @@ final class EvaluationGuard {
     /** Templates that passed a limit, with what the user was told. */
     private final Map<Template, String> refused = new ConcurrentHashMap<>();
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    /** The jobs on workers whose callers wait; guarded by itself, as is {@link #watching}. */
+    private final Set<Job<?>> watched = new HashSet<>();
+    /** Whether the watch thread runs: it ends once no job is left and starts again with the next. */
+    private boolean watching;
     /**
      * Whether the JVM counts each thread's allocations (its {@code jdk.management} module; a jlink
      * runtime may leave it out, and then only CPU time and output size bound a template). Asked once:
@@ -108,20 +117,63 @@ final class EvaluationGuard {
     private <T> T onWorker(Template template, Work<T> work)
             throws freemarker.template.TemplateException, IOException, LimitExceeded {
         Place place = new Place();
+        Job<T> job = null;
         try {
             String earlier = refused.get(template); // again: another host may have met a limit meanwhile
             if (earlier != null) {
                 throw new LimitExceeded(earlier);
             }
-            Job<T> job = new Job<>(work);
+            job = new Job<>(work, template, place);
+            watch(job);
             workers.execute(job);
-            return job.await(template, place);
+            return job.await();
         } finally {
+            if (job != null) {
+                unwatch(job);
+            }
             place.giveUp(); // an abandoned worker no longer counts: the caller has left it
         }
     }
 
-    /** One of the {@code computing} permits, given back once, by whoever gives it up first. */
+    private void watch(Job<?> job) {
+        synchronized (watched) {
+            watched.add(job);
+            if (!watching) {
+                watching = true;
+                Thread.ofPlatform().daemon().name("provision-template-watch").start(this::watchJobs);
+            }
+        }
+    }
+
+    private void unwatch(Job<?> job) {
+        synchronized (watched) {
+            watched.remove(job);
+        }
+    }
+
+    /** The watch thread: every {@value #POLL_MILLIS} ms, each waiting caller's job looked at, until none is left. */
+    private void watchJobs() {
+        while (true) {
+            try {
+                Thread.sleep(POLL_MILLIS);
+            } catch (InterruptedException e) {
+                // Nobody interrupts this thread; looking at the jobs now is as good as later.
+            }
+            List<Job<?>> jobs;
+            synchronized (watched) {
+                if (watched.isEmpty()) {
+                    watching = false;
+                    return;
+                }
+                jobs = List.copyOf(watched);
+            }
+            for (Job<?> job : jobs) {
+                job.check();
+            }
+        }
+    }
+
+    /** One of the {@code computing} permits, given back once, by whoever gives it up first (the caller or the watch thread). */
     private final class Place {
         private boolean held;
 
@@ -135,7 +187,7 @@ final class EvaluationGuard {
             held = true;
         }
 
-        void giveUp() {
+        synchronized void giveUp() {
             if (held) {
                 held = false;
                 computing.release();
@@ -169,18 +221,25 @@ final class EvaluationGuard {
         return problem;
     }
 
-    /** The work on its worker, with what the caller needs to measure it. */
+    /** The work on its worker, with what the watch thread needs to measure it. */
     private final class Job<T> implements Runnable {
         private final Work<T> work;
+        private final Template template;
+        private final Place place;
+        /** The work's value or failure, or the limit the watch thread found passed. */
         private final CompletableFuture<T> result = new CompletableFuture<>();
         private Thread worker;
         private boolean finished;
         private long startNanos;
         private long startCpu;
         private long startAllocated;
+        /** How often the watch thread found the worker waiting; only that thread touches it. */
+        private int waitingLooks;
 
-        Job(Work<T> work) {
+        Job(Work<T> work, Template template, Place place) {
             this.work = work;
+            this.template = template;
+            this.place = place;
         }
 
         @Override
@@ -204,31 +263,49 @@ final class EvaluationGuard {
             }
         }
 
-        T await(Template template, Place place) throws freemarker.template.TemplateException, IOException, LimitExceeded {
-            while (true) {
-                try {
-                    return result.get(POLL_MILLIS, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException stillRunning) {
-                    String earlier = refused.get(template);
-                    if (earlier != null) {
-                        abandon(); // the same template ran away for another host
-                        throw new LimitExceeded(earlier);
-                    }
-                    LimitExceeded over = overLimit();
-                    if (over != null) {
-                        abandon();
-                        throw refuse(template, over);
-                    }
-                    if (waiting()) {
-                        place.giveUp();
-                    }
-                } catch (ExecutionException e) {
-                    throw rethrown(template, e.getCause());
-                } catch (InterruptedException e) {
-                    abandon();
-                    Thread.currentThread().interrupt();
-                    throw new LimitExceeded("interrupted");
+        /** The caller's wait, without a timeout: the watch thread ends it past a limit. */
+        T await() throws freemarker.template.TemplateException, IOException, LimitExceeded {
+            try {
+                return result.get();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof LimitExceeded limit) {
+                    throw limit; // made by the watch thread for this job alone
                 }
+                throw rethrown(template, e.getCause());
+            } catch (InterruptedException e) {
+                abandon();
+                Thread.currentThread().interrupt();
+                throw new LimitExceeded("interrupted");
+            }
+        }
+
+        /** The watch thread's look: a refused template or a passed limit ends the wait; a worker that waits gives its place up. */
+        void check() {
+            if (result.isDone()) {
+                return;
+            }
+            String earlier = refused.get(template);
+            if (earlier != null) {
+                fail(new LimitExceeded(earlier)); // the same template ran away for another host
+                return;
+            }
+            if (waiting()) {
+                place.giveUp();
+                // A waiting worker spends no CPU: its counters are read every tenth look only (a
+                // thousand hosts may wait for the ones still connecting; each read is a system call).
+                if (++waitingLooks % 10 != 0) {
+                    return;
+                }
+            }
+            LimitExceeded over = overLimit();
+            if (over != null) {
+                fail(refuse(template, over));
+            }
+        }
+
+        private void fail(LimitExceeded limit) {
+            if (result.completeExceptionally(limit)) {
+                abandon();
             }
         }
 

@@ -198,7 +198,8 @@ final class PlayContext {
         private final String reader;
         private final RunAhead progress;
         private final List<String> candidates;
-        private List<String> resolved;
+        /** Volatile, read without the lock once known: a template's {@code ?seq_index_of} reads it per element. */
+        private volatile List<String> resolved;
 
         PlayHostsView(String reader, RunAhead progress, List<String> candidates) {
             this.reader = reader;
@@ -206,11 +207,17 @@ final class PlayContext {
             this.candidates = candidates;
         }
 
-        private synchronized List<String> resolved() {
-            if (resolved == null) {
-                resolved = progress.stillInPlay(reader, candidates);
+        private List<String> resolved() {
+            List<String> known = resolved;
+            if (known != null) {
+                return known;
             }
-            return resolved;
+            synchronized (this) {
+                if (resolved == null) {
+                    resolved = progress.stillInPlay(reader, candidates);
+                }
+                return resolved;
+            }
         }
 
         @Override

@@ -285,6 +285,17 @@ final class RunAhead {
     private final Map<Integer, InPlay> inPlayAt = new ConcurrentHashMap<>();
 
     /**
+     * What a reader of {@code play_hosts} at a task found: every one of {@code candidates} had caught
+     * up, except perhaps {@code except} (the reader itself, planning ahead; null: none). Progress only
+     * grows, so it stays true, and the next reader at that task need not look at each host again:
+     * a thousand readers each looking at a thousand hosts was 5 % of a 1 000-node no-op's CPU.
+     */
+    private record CaughtUp(List<String> candidates, String except) {
+    }
+
+    private final Map<Integer, CaughtUp> caughtUpAt = new ConcurrentHashMap<>();
+
+    /**
      * {@code candidates} less the hosts that failed before the task {@code reader} is running, once
      * every one of them has caught up: {@code play_hosts} as the linear strategy would show it. The
      * answer is the same for every reader at that task (the hosts that failed before it are all
@@ -304,7 +315,16 @@ final class RunAhead {
             }
             return known.hosts();
         }
-        candidates.forEach(c -> awaitCaughtUp(reader, c));
+        CaughtUp seen = caughtUpAt.get(readerAt);
+        if (seen != null && seen.candidates() == candidates) {
+            if (seen.except() != null) {
+                awaitCaughtUp(reader, seen.except());
+            }
+        } else {
+            candidates.forEach(c -> awaitCaughtUp(reader, c));
+        }
+        boolean readerBehind = !caughtUp(reader, readerAt) && candidates.contains(reader);
+        caughtUpAt.put(readerAt, new CaughtUp(candidates, readerBehind ? reader : null));
         List<String> hosts = failedAt.isEmpty() ? candidates
                 : candidates.stream().filter(c -> failedAt.getOrDefault(c, Integer.MAX_VALUE) >= readerAt).toList();
         if (ahead != null) {

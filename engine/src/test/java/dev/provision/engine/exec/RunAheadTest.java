@@ -307,4 +307,23 @@ class RunAheadTest {
         assertEquals(List.of("step1", "peers_node01_node03"), steps(harness, "node01"));
         assertEquals(List.of("step1", "peers_node01_node03"), steps(harness, "node03"));
     }
+
+    @Test
+    void aPlayHostsReaderAfterAnotherStillMeetsTheHostThatHadNotCaughtUp() {
+        RunAhead progress = new RunAhead(Set.of("node01", "node02", "node03"));
+        List<String> candidates = List.of("node01", "node02", "node03");
+        for (String host : candidates) {
+            progress.planningAhead(host, 1);
+        }
+        progress.finished("node02", 0);
+        progress.finished("node03", 0);
+        // node01 plans task 1 before its task 0 is applied: it lists itself, the others had caught up
+        assertEquals(candidates, progress.stillInPlay("node01", candidates));
+        // node02, after it, must not take that for "every host caught up": node01 had not
+        org.junit.jupiter.api.Assertions.assertThrows(RunAhead.NotCaughtUp.class, () -> progress.stillInPlay("node02", candidates));
+        assertTrue(progress.metHostNotCaughtUp("node02"));
+        progress.finished("node01", 0);
+        assertEquals(candidates, progress.stillInPlay("node03", candidates));
+        assertTrue(!progress.metHostNotCaughtUp("node03"));
+    }
 }

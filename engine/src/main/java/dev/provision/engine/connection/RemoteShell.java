@@ -38,7 +38,9 @@ import net.schmizz.sshj.connection.channel.direct.Session;
  * Builtins do all of it but the {@code cat} of an output that is not empty: on a slow node each
  * program started costs milliseconds, and a run sends hundreds of commands to each node.
  * One answer per command, not a "started" line too: at a thousand hosts each answer is a packet
- * to decrypt and a thread to wake on the controller.
+ * to decrypt and a thread to wake on the controller. For the same reason an answer without error
+ * output is written at once (its framing appended to the output file, or one {@code printf} when
+ * there is no output), not as two or three writes that sshd would send as as many packets.
  * Not thread-safe: {@link SshConnection} lends each shell to one call at a time.
  */
 final class RemoteShell implements AutoCloseable {
@@ -73,10 +75,17 @@ final class RemoteShell implements AutoCloseable {
               fi
               : >"$__pv_d/p"
               [ "$2" = /dev/null ] || : >"$2"
-              [ -s "$__pv_d/o" ] && cat -- "$__pv_d/o"
-              printf '\n%s %s\n' "$3" "$__pv_s"
-              [ -s "$__pv_d/e" ] && cat -- "$__pv_d/e"
-              printf '%s\n' "$3"
+              if [ -s "$__pv_d/e" ]; then
+                [ -s "$__pv_d/o" ] && cat -- "$__pv_d/o"
+                printf '\n%s %s\n' "$3" "$__pv_s"
+                cat -- "$__pv_d/e"
+                printf '%s\n' "$3"
+              elif [ -s "$__pv_d/o" ]; then
+                printf '\n%s %s\n%s\n' "$3" "$__pv_s" "$3" >>"$__pv_d/o"
+                cat -- "$__pv_d/o"
+              else
+                printf '\n%s %s\n%s\n' "$3" "$__pv_s" "$3"
+              fi
             }
             command -v gzip >/dev/null 2>&1 && __pv_z=z || __pv_z=-
             echo "READY $__pv_d $__pv_z"

@@ -148,6 +148,20 @@ class SshConnectionTest extends ConnectionContract {
     }
 
     @Test
+    void anAnswerArrivesWhenItsFramingCannotBeAppendedToTheOutputFile() throws Exception {
+        // As a full /tmp would refuse the append: the command makes its shell's output file a
+        // directory (for a second; a child puts it back). The framing must still arrive, not hang.
+        String command = "for d in /tmp/provision.*; do [ \"$(cat \"$d/pid\" 2>/dev/null)\" = \"$PPID\" ] || continue;"
+                + " rm -f \"$d/o\"; mkdir \"$d/o\"; ( sleep 1; rmdir \"$d/o\" ) >/dev/null 2>&1 & done; exit 7";
+        long start = System.nanoTime();
+        ExecResult result = connection.exec(ExecRequest.shell(command).withTimeout(java.time.Duration.ofSeconds(30)));
+        assertEquals(7, result.exitCode());
+        assertTrue(java.time.Duration.ofNanos(System.nanoTime() - start).toSeconds() < 10, "the answer waited for its time limit");
+        Thread.sleep(1500);
+        assertEquals("ok\n", run("echo ok"));
+    }
+
+    @Test
     void reportsTheExitOfACommandKilledByASignalAsAShellWould() throws Exception {
         ExecResult result = connection.exec(ExecRequest.shell("kill -TERM $$"));
         assertEquals(128 + 15, result.exitCode());

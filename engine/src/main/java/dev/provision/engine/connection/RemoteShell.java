@@ -80,15 +80,11 @@ final class RemoteShell implements AutoCloseable {
                 printf '\n%s %s\n' "$3" "$__pv_s"
                 cat -- "$__pv_d/e"
                 printf '%s\n' "$3"
-              elif [ -s "$__pv_d/o" ]; then
-                if printf '\n%s %s\n%s\n' "$3" "$__pv_s" "$3" 2>/dev/null >>"$__pv_d/o"; then
-                  cat -- "$__pv_d/o"
-                else
-                  # no room left in /tmp to append: the framing is written apart, never lost
-                  cat -- "$__pv_d/o"
-                  printf '\n%s %s\n%s\n' "$3" "$__pv_s" "$3"
-                fi
+              elif [ -s "$__pv_d/o" ] && printf '\n%s %s\n%s\n' "$3" "$__pv_s" "$3" 2>/dev/null >>"$__pv_d/o"; then
+                cat -- "$__pv_d/o"
               else
+                # no output, or no room left in /tmp to append to it: the framing is written apart
+                [ -s "$__pv_d/o" ] && cat -- "$__pv_d/o"
                 printf '\n%s %s\n%s\n' "$3" "$__pv_s" "$3"
               fi
             }

@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -323,8 +324,10 @@ final class RunAhead {
         } else {
             candidates.forEach(c -> awaitCaughtUp(reader, c));
         }
-        boolean readerBehind = !caughtUp(reader, readerAt) && candidates.contains(reader);
-        caughtUpAt.put(readerAt, new CaughtUp(candidates, readerBehind ? reader : null));
+        String behind = !caughtUp(reader, readerAt) && candidates.contains(reader) ? reader : null;
+        if (seen == null || seen.candidates() != candidates || !Objects.equals(seen.except(), behind)) {
+            caughtUpAt.put(readerAt, new CaughtUp(candidates, behind));
+        }
         List<String> hosts = failedAt.isEmpty() ? candidates
                 : candidates.stream().filter(c -> failedAt.getOrDefault(c, Integer.MAX_VALUE) >= readerAt).toList();
         if (ahead != null) {

@@ -1,6 +1,8 @@
 package dev.provision.engine.exec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.provision.engine.connection.ExecResult;
@@ -320,10 +322,10 @@ class RunAheadTest {
         // node01 plans task 1 before its task 0 is applied: it lists itself, the others had caught up
         assertEquals(candidates, progress.stillInPlay("node01", candidates));
         // node02, after it, must not take that for "every host caught up": node01 had not
-        org.junit.jupiter.api.Assertions.assertThrows(RunAhead.NotCaughtUp.class, () -> progress.stillInPlay("node02", candidates));
+        assertThrows(RunAhead.NotCaughtUp.class, () -> progress.stillInPlay("node02", candidates));
         assertTrue(progress.metHostNotCaughtUp("node02"));
         progress.finished("node01", 0);
         assertEquals(candidates, progress.stillInPlay("node03", candidates));
-        assertTrue(!progress.metHostNotCaughtUp("node03"));
+        assertFalse(progress.metHostNotCaughtUp("node03"));
     }
 }

@@ -34,5 +34,5 @@ if [ -r "$lib/provision.jsa" ]; then
   cds="-XX:SharedArchiveFile=$lib/provision.jsa -Xlog:cds=off -Xlog:cds+dynamic=off"
 fi
 # shellcheck disable=SC2086
-exec "$java" -XX:+UseSerialGC -Xss512k -XX:TieredStopAtLevel=1 -XX:UserThreadWaitAttemptsAtExit=0 -Djava.awt.headless=true $cds ${PROVISION_JAVA_OPTS:-} \
+exec "$java" -XX:+UseSerialGC -Xss512k -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=128m -XX:UserThreadWaitAttemptsAtExit=0 -Djava.awt.headless=true $cds ${PROVISION_JAVA_OPTS:-} \
   -Dprovision.home="$prefix/share/provision" -Dprovision.command="$(basename "$0")" -jar "$prefix/share/provision/provision.jar" "$@"

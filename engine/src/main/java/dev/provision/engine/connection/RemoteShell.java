@@ -1,7 +1,6 @@
 package dev.provision.engine.connection;
 
 import dev.provision.modules.text.ShellWords;
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -105,7 +104,9 @@ final class RemoteShell implements AutoCloseable {
         this.session = session;
         this.shell = shell;
         this.script = shell.getOutputStream();
-        this.answers = new BufferedInputStream(shell.getInputStream(), 64 * 1024);
+        // Unbuffered: the channel buffers what arrives, and an answer is read in bulk; only the
+        // READY line is read a byte at a time. A buffer of our own was 64 KB per host (64 MB at 1000).
+        this.answers = shell.getInputStream();
         // What the shell itself says on stderr (nothing, normally) must not fill the channel's window.
         Thread.ofVirtual().name("provision-shell-stderr").start(() -> {
             try (InputStream err = shell.getErrorStream()) {

@@ -44,6 +44,9 @@ final class RunAheadStrategy implements Strategy {
             }
             for (int k = 0; k < tasks.size(); k++) {
                 report(tasks.get(k), active, results.get(k));
+                // every host has completed this task's future: its results (the files' contents and
+                // diffs of a thousand hosts) need not wait for the play's end to be let go
+                results.set(k, null);
             }
         } finally {
             batch.ctx.runAhead(null);

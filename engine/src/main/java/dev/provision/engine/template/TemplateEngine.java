@@ -116,7 +116,7 @@ public final class TemplateEngine {
                 key -> TemplateRoots.open(roots, limits));
         Template template = lookup.load(templateName);
         try {
-            return guard.run(template, false, () -> {
+            return guard.run(template, lookup.isStraightLine(template), () -> {
                 BoundedWriter output = new BoundedWriter(limits.outputChars());
                 template.process(vars, output);
                 return output.toString();

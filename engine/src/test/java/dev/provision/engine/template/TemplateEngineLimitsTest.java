@@ -2,6 +2,8 @@ package dev.provision.engine.template;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,10 +13,13 @@ import freemarker.template.Template;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.AbstractMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.function.Executable;
@@ -202,5 +207,36 @@ class TemplateEngineLimitsTest {
         assertFalse(TemplateText.isStraightLine("${x?eval}"));
         assertFalse(TemplateText.isStraightLine("${x?left_pad(5)}"));
         assertFalse(TemplateText.isStraightLine("${x?matches(\"(a+)+$\")}"));
+    }
+
+    @Test
+    void aTemplateFileThatOnlyFillsInValuesStaysInTheCallersThread() throws Exception {
+        Files.writeString(workspace.resolve("node.conf.ftl"), "name = ${name}\nindex = ${hosts?seq_index_of(name)}\n");
+        Files.writeString(workspace.resolve("loop.conf.ftl"), "<#list hosts as h>${h}\n</#list>");
+        Files.writeString(workspace.resolve("include.conf.ftl"), "<#include \"node.conf.ftl\">");
+        TemplateEngine files = new TemplateEngine(List.of(workspace), SMALL);
+        assertSame(Thread.currentThread(), threadThatRenders(files, "node.conf.ftl"));
+        assertNotSame(Thread.currentThread(), threadThatRenders(files, "loop.conf.ftl"));
+        assertNotSame(Thread.currentThread(), threadThatRenders(files, "include.conf.ftl"));
+    }
+
+    /** The thread that read the variables while {@code template} rendered. */
+    private static Thread threadThatRenders(TemplateEngine engine, String template) throws TemplateException {
+        AtomicReference<Thread> reader = new AtomicReference<>();
+        Map<String, Object> values = Map.of("name", "b", "hosts", List.of("a", "b"));
+        Map<String, Object> vars = new AbstractMap<>() {
+            @Override
+            public Object get(Object key) {
+                reader.set(Thread.currentThread());
+                return values.get(key);
+            }
+
+            @Override
+            public Set<Entry<String, Object>> entrySet() {
+                return values.entrySet();
+            }
+        };
+        assertTrue(engine.render(template, List.of(), vars).contains("b"));
+        return reader.get();
     }
 }

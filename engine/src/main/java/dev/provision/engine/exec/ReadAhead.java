@@ -244,6 +244,15 @@ final class ReadAhead {
         NotReadYet() {
             super("not read yet");
         }
+
+        /**
+         * None: it only ends a plan made ahead, never reaches a user, and is thrown for nearly every
+         * host and task (filling in a virtual thread's stack each time was 0.5 % of a 1 000-host no-op).
+         */
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
     }
 
     /**

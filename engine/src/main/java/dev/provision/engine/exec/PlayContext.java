@@ -147,7 +147,6 @@ final class PlayContext {
      * printed must never be evaluated as a template.
      */
     private Map<String, Object> resolve(Map<String, Object> raw, Map<String, Object> magic, Map<String, Object> runtime) {
-        Map<String, Object> vars = new LinkedHashMap<>(raw);
         Set<String> pending = new LinkedHashSet<>();
         for (Map.Entry<String, Object> e : raw.entrySet()) {
             Object value = e.getValue();
@@ -155,6 +154,10 @@ final class PlayContext {
                 pending.add(e.getKey());
             }
         }
+        if (pending.isEmpty()) {
+            return raw; // the usual case: no copy for every host and task
+        }
+        Map<String, Object> vars = new LinkedHashMap<>(raw);
         for (int pass = 0; pass < 5 && !pending.isEmpty(); pass++) {
             for (String key : new ArrayList<>(pending)) {
                 try {
@@ -177,10 +180,20 @@ final class PlayContext {
             return s.contains("${") || s.contains("<#");
         }
         if (value instanceof Map<?, ?> m) {
-            return m.values().stream().anyMatch(PlayContext::mayHoldTemplate);
+            return anyMayHoldTemplate(m.values());
         }
         if (value instanceof List<?> l) {
-            return l.stream().anyMatch(PlayContext::mayHoldTemplate);
+            return anyMayHoldTemplate(l);
+        }
+        return false;
+    }
+
+    /** A loop rather than a stream: asked of every variable for every host and task. */
+    private static boolean anyMayHoldTemplate(java.util.Collection<?> values) {
+        for (Object v : values) {
+            if (mayHoldTemplate(v)) {
+                return true;
+            }
         }
         return false;
     }

@@ -235,6 +235,46 @@ class TaskStepTest {
         assertEquals(0, step.hashOf(null));
     }
 
+    /** An element that counts how often it is compared by value. */
+    private record Counted(int value, AtomicInteger comparisons) {
+        @Override
+        public boolean equals(Object other) {
+            comparisons.incrementAndGet();
+            return other instanceof Counted c && c.value == value;
+        }
+
+        @Override
+        public int hashCode() {
+            return value;
+        }
+    }
+
+    @Test
+    void anEqualLargeArgumentFromAnotherRenderingIsComparedByValueOnceNotAtEveryHost() throws Exception {
+        TaskStep step = new TaskStep();
+        AtomicInteger comparisons = new AtomicInteger();
+        List<Counted> planned = new ArrayList<>();
+        List<Counted> atTurn = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            planned.add(new Counted(i, comparisons));
+            atTurn.add(new Counted(i, comparisons));
+        }
+        AtomicInteger derivations = new AtomicInteger();
+        Object first = step.shared("node001", planned, () -> "lines " + derivations.incrementAndGet());
+        Object firstEdit = step.shared("node001", List.of("edit", planned), () -> "edit " + derivations.incrementAndGet());
+        for (int host = 2; host <= 100; host++) {
+            String name = "node%03d".formatted(host);
+            assertSame(first, step.shared(name, atTurn, () -> "lines " + derivations.incrementAndGet()));
+            assertSame(firstEdit, step.shared(name, List.of("edit", atTurn), () -> "edit " + derivations.incrementAndGet()));
+        }
+        assertEquals(2, derivations.get());
+        assertTrue(comparisons.get() <= 2 * planned.size(), "compared element by element once, not at every host: " + comparisons.get());
+        List<Counted> other = new ArrayList<>(atTurn);
+        other.set(7, new Counted(-7, comparisons));
+        assertEquals("lines 3", step.shared("node101", other, () -> "lines " + derivations.incrementAndGet()),
+                "a list that differs is another key");
+    }
+
     @Test
     void whetherArgumentsHoldADryRunsPlaceholderIsAnsweredForTheArgumentsAskedAbout() {
         TaskStep step = new TaskStep();

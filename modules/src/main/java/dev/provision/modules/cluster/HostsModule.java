@@ -128,13 +128,13 @@ public final class HostsModule implements TaskModule {
             return FileContentPlanner.update(path, existing.get(), removed.getBytes(StandardCharsets.UTF_8), Attributes.NONE,
                     "remove the cluster block from " + path, path + " has no cluster block");
         }
-        boolean hadBlock = ManagedBlock.isPresent(text, MARKERS);
         String withBlock = ManagedBlock.put(text, MARKERS, cluster.text(), InsertPosition.END_OF_FILE);
         List<String> untrapped = new ArrayList<>();
         String edited = withoutLoopbackTraps(withBlock, addressOf, untrapped);
         List<String> parts = new ArrayList<>();
-        if (!withBlock.equals(text)) {
-            parts.add((hadBlock ? "update" : "add") + " the cluster block (" + entries.size() + " hosts) in " + path);
+        if (!withBlock.equals(text)) { // put gives the very text where the block holds already
+            parts.add((ManagedBlock.isPresent(text, MARKERS) ? "update" : "add") + " the cluster block (" + entries.size()
+                    + " hosts) in " + path);
         }
         if (!untrapped.isEmpty()) {
             parts.add("remove " + String.join(", ", untrapped) + " from loopback lines (they resolved to this host's loopback,"

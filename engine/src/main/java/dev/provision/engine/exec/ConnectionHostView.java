@@ -125,6 +125,8 @@ final class ConnectionHostView implements HostView {
             Optional<byte[]> content = connection.read(path).map(c -> shared.offer(path, c));
             content.ifPresent(c -> reads.content(path, c));
             return content;
+        } catch (ReadAhead.NotReadYet e) {
+            throw new ReadAhead.PlanEnded();
         } catch (ConnectionException e) {
             throw new ModuleException("cannot read " + path + ": " + e.getMessage(), e);
         }
@@ -205,6 +207,8 @@ final class ConnectionHostView implements HostView {
     private ExecResult exec(ExecRequest request) throws ModuleException {
         try {
             return connection.exec(request);
+        } catch (ReadAhead.NotReadYet e) {
+            throw new ReadAhead.PlanEnded(); // ends a plan made ahead, for nearly every host and task: no stack to fill in
         } catch (ConnectionException e) {
             throw new ModuleException("connection to " + name + " failed: " + e.getMessage(), e);
         }

@@ -255,6 +255,18 @@ final class ReadAhead {
         }
     }
 
+    /** {@link NotReadYet} as a module's plan hears it ({@link ConnectionHostView}): no stack trace either. */
+    static final class PlanEnded extends dev.provision.modules.spi.ModuleException {
+        PlanEnded() {
+            super("not read yet");
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
     /**
      * A connection that answers what was read ahead; anything else it passes on ({@link #serving}) or,
      * planning ahead, notes and refuses ({@link #noting}: {@code wanted} is not null).

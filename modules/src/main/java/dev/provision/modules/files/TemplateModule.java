@@ -61,6 +61,10 @@ public final class TemplateModule implements TaskModule {
         String dest = FilePaths.requireAbsolute("dest", params.string("dest"));
         Attributes attributes = FileAttributes.requested(params);
         String src = params.string("src");
+        // Read before rendering (CopyModule.planFile reads it first too, and the host's answer is kept):
+        // a plan that ends at its first read, as one made ahead only to learn what the task reads
+        // does, then ends before the rendering, which at a thousand hosts was one rendering in three.
+        FilePaths.statFollowing(context.host(), dest);
         String rendered = LINE_BREAK.matcher(context.templates().render(src)).replaceAll(Matcher.quoteReplacement(newlineSequence(params)));
         return CopyModule.planFile(context.host(), dest, Optional.of(FilePaths.basename(src)), rendered.getBytes(StandardCharsets.UTF_8),
                 attributes, params.bool("follow"), params.bool("force"));

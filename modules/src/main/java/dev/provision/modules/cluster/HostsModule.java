@@ -232,6 +232,14 @@ public final class HostsModule implements TaskModule {
             }
             if (isLine(text, start, last, MARKERS.begin()) || isLine(text, start, last, MARKERS.end())) {
                 inBlock = isLine(text, start, last, MARKERS.begin());
+                if (inBlock) {
+                    // the block's thousand lines are no loopback lines: on to the next that may end it
+                    int next = nextLineStartingWith(text, MARKERS.end(), end + 1);
+                    if (next < 0) {
+                        return false; // the rest of the text is the block's
+                    }
+                    end = next - 1;
+                }
                 continue;
             }
             int first = start;
@@ -244,6 +252,16 @@ public final class HostsModule implements TaskModule {
             }
         }
         return false;
+    }
+
+    /** Where the first line from {@code from} on that starts with {@code prefix} starts, or -1. */
+    private static int nextLineStartingWith(String text, String prefix, int from) {
+        for (int at = text.indexOf(prefix, from); at >= 0; at = text.indexOf(prefix, at + 1)) {
+            if (at == 0 || text.charAt(at - 1) == '\n') {
+                return at;
+            }
+        }
+        return -1;
     }
 
     private static boolean isLine(String text, int start, int end, String line) {

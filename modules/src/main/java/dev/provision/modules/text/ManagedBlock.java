@@ -103,9 +103,6 @@ public final class ManagedBlock {
      * {@code put} does the full edit (which may still turn out to change nothing).
      */
     private static boolean holdsAlready(String text, Markers markers, String block) {
-        if (text.indexOf('\r') >= 0 || block.indexOf('\r') >= 0) {
-            return false; // a lone carriage return ends a line too: leave it to the line editor
-        }
         int begin = lastLine(text, markers.begin());
         int end = lastLine(text, markers.end());
         if (begin < 0 || end < begin) {
@@ -115,7 +112,10 @@ public final class ManagedBlock {
         int blockLength = block.length() + (block.endsWith("\n") ? 0 : 1);
         return end - inside == blockLength
                 && text.regionMatches(inside, block, 0, block.length())
-                && text.charAt(end - 1) == '\n';
+                && text.charAt(end - 1) == '\n'
+                // a lone carriage return ends a line too: leave it to the line editor (the block is
+                // in the text now, so the text's one look covers the block's too)
+                && text.indexOf('\r') < 0;
     }
 
     /** Where the last line equal to {@code line} (with its newline) starts, or -1. */

@@ -57,6 +57,11 @@ class HostsModuleTest {
                         planned("put /etc/hosts [0644 root root] \"" + shown(BLOCK) + "\"")),
                 row("a trap in a file with CRLF line ends", "127.0.1.1 node01\r\n" + BLOCK, Args.of("entries", entries()),
                         planned("put /etc/hosts [0644 root root] \"" + shown(BLOCK) + "\"")),
+                row("a trap after the block", clean + BLOCK + "127.0.1.1 node02\n", Args.of("entries", entries()),
+                        planned("put /etc/hosts [0644 root root] \"" + shown(clean + BLOCK) + "\"")),
+                row("a trap after a block with a line that only starts like its end", clean
+                                + BLOCK.replace("10.213.0.12 node02\n", "10.213.0.12 node02\n# END provision cluster hosts (old)\n") + "127.0.1.1 node02\n",
+                        Args.of("entries", entries()), planned("put /etc/hosts [0644 root root] \"" + shown(clean + BLOCK) + "\"")),
                 row("a marker-like line inside the block does not end it", BLOCK.replace("10.213.0.12 node02\n", "10.213.0.12 node02\n127.0.0.9 node01\n"),
                         Args.of("entries", entries()), planned("put /etc/hosts [0644 root root] \"" + shown(BLOCK) + "\"")),
                 row("updates a changed address in place", "# admin\n" + BLOCK.replace("10.213.0.12", "10.213.0.99") + "10.0.0.5 printer\n",

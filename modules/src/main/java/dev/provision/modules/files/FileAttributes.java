@@ -65,7 +65,7 @@ final class FileAttributes {
             for (PosixFilePermission p : Files.getPosixFilePermissions(source)) {
                 bits |= 0400 >> p.ordinal();
             }
-            return new Attributes(Optional.of(String.format("%04o", bits)), params.optString("owner"), params.optString("group"));
+            return new Attributes(Optional.of(FileStat.octal(bits)), params.optString("owner"), params.optString("group"));
         } catch (IOException | UnsupportedOperationException e) {
             throw new ModuleException("mode=preserve: cannot read the mode of " + source + ": " + e.getMessage(), e);
         }
@@ -88,12 +88,12 @@ final class FileAttributes {
         if (value > 07777) {
             throw new ModuleException("mode '" + written + "' is larger than 07777");
         }
-        return String.format("%04o", value);
+        return FileStat.octal(value);
     }
 
     /** The wanted mode in octal: a symbolic one applied to {@code base} (the mode it changes). */
     static String resolveMode(String wanted, int base, boolean directory) {
-        return SymbolicMode.looksSymbolic(wanted) ? String.format("%04o", SymbolicMode.apply(wanted, base, directory)) : wanted;
+        return SymbolicMode.looksSymbolic(wanted) ? FileStat.octal(SymbolicMode.apply(wanted, base, directory)) : wanted;
     }
 
     /** The attributes resolved against an existing path's mode. */

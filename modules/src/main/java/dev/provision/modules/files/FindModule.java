@@ -1,5 +1,6 @@
 package dev.provision.modules.files;
 
+import dev.provision.modules.spi.FileStat;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamSpec;
 import dev.provision.modules.spi.ParamSpec.Type;
@@ -133,7 +134,7 @@ public final class FindModule implements TaskModule {
         Map<String, Object> e = new LinkedHashMap<>();
         e.put("path", f[6]);
         e.put("size", Long.parseLong(f[1]));
-        e.put("mode", String.format("%04o", Integer.parseInt(f[2], 8)));
+        e.put("mode", FileStat.octal(Integer.parseInt(f[2], 8)));
         e.put("mtime", Double.parseDouble(f[3]));
         e.put("pw_name", f[4]);
         e.put("gr_name", f[5]);

@@ -1,5 +1,6 @@
 package dev.provision.modules.files;
 
+import dev.provision.modules.spi.FileStat;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -89,7 +90,7 @@ final class StatOutput {
         Map<String, Object> st = new LinkedHashMap<>();
         st.put("exists", true);
         st.put("path", path);
-        st.put("mode", String.format("%04o", mode & 07777));
+        st.put("mode", FileStat.octal(mode & 07777));
         int type = mode & S_IFMT;
         st.put("isdir", type == 0040000);
         st.put("ischr", type == 0020000);

@@ -39,6 +39,15 @@ public record FileStat(Type type, int mode, String owner, String group, long siz
 
     /** The permission bits as four octal digits, e.g. {@code 0644}. */
     public String octalMode() {
-        return String.format("%04o", mode & 07777);
+        return octal(mode & 07777);
+    }
+
+    /**
+     * {@code bits} as at least four octal digits, e.g. {@code 0644}: what {@code %04o} gives, without a
+     * {@code Formatter} for every file of every host (0.5 % of a 1 000-host no-op's CPU).
+     */
+    public static String octal(int bits) {
+        String digits = Integer.toOctalString(bits);
+        return digits.length() >= 4 ? digits : "0000".substring(digits.length()) + digits;
     }
 }

@@ -1,5 +1,6 @@
 package dev.provision.modules.system;
 
+import dev.provision.modules.spi.FileStat;
 import dev.provision.modules.spi.ModuleException;
 import java.util.Optional;
 
@@ -23,7 +24,7 @@ final class RepoFiles {
         if (!digits.matches("[0-7]{3,4}")) {
             throw new ModuleException("mode '" + written.get() + "' is not an octal mode such as '0644'");
         }
-        return Optional.of(String.format("%04o", Integer.parseInt(digits, 8)));
+        return Optional.of(FileStat.octal(Integer.parseInt(digits, 8)));
     }
 
     /** A file name for {@code param}: not empty, no {@code /}, not hidden (no {@code ..}). */

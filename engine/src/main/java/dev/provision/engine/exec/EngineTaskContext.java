@@ -24,6 +24,8 @@ final class EngineTaskContext implements TaskContext {
     private final Task task;
     private final Map<String, Object> vars;
     private final TaskStep step;
+    /** Whether the module asked for anything that reads variables (templates, expressions, the variables, the inventory). */
+    private volatile boolean readsVariables;
 
     EngineTaskContext(HostView host, PlayContext play, Task task, Map<String, Object> vars, TaskStep step) {
         this.host = host;
@@ -45,6 +47,7 @@ final class EngineTaskContext implements TaskContext {
 
     @Override
     public Templates templates() {
+        readsVariables = true;
         return name -> {
             try {
                 return play.templates.render(name, searchPath("templates"), vars);
@@ -97,6 +100,7 @@ final class EngineTaskContext implements TaskContext {
 
     @Override
     public Expressions expressions() {
+        readsVariables = true;
         return new Expressions() {
             @Override
             public boolean test(String expression) throws ModuleException {
@@ -124,7 +128,17 @@ final class EngineTaskContext implements TaskContext {
      */
     @Override
     public Map<String, Object> variables() {
+        readsVariables = true;
         return new WithoutCheckMode(vars);
+    }
+
+    /**
+     * Whether the module asked for templates, expressions or variables (the inventory too): then its
+     * plan may hang on other hosts' progress ({@code hostvars}, {@code play_hosts}), not on its
+     * arguments and what it read of its host alone.
+     */
+    boolean readsVariables() {
+        return readsVariables;
     }
 
     /** A view, not a copy: reading every variable could render ones the module never asks for. */

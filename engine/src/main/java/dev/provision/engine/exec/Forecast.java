@@ -100,12 +100,28 @@ final class Forecast {
 
     /** Records what probes answer once a plan that was not applied would have been (see {@link Plan#afterwards}). */
     void record(Plan plan) {
-        probes.putAll(plan.afterwards());
+        if (!plan.afterwards().isEmpty()) {
+            version.incrementAndGet();
+            probes.putAll(plan.afterwards());
+        }
     }
 
     /** The forecast answer of a probe: empty when the forecast knows nothing of it. */
     Optional<ProbeResult> probe(List<String> argv) {
         return Optional.ofNullable(probes.get(argv));
+    }
+
+    /** How often it was told of a command or of what probes answer afterwards: what it answers changes only with this. */
+    private final java.util.concurrent.atomic.AtomicInteger version = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Whether it holds nothing: no plan recorded changed a path or said what a probe answers afterwards. */
+    boolean isEmpty() {
+        return paths.isEmpty() && probes.isEmpty();
+    }
+
+    /** A number that changes whenever what it answers may (see {@link #version}). */
+    int version() {
+        return version.get();
     }
 
     /** Whether an earlier task of this run would change {@code path} or anything under it (the host does not hold it yet). */
@@ -116,6 +132,7 @@ final class Forecast {
 
     /** Records the effect of a command that was planned but not applied. */
     void record(Command command, Optional<FileStat> current) {
+        version.incrementAndGet();
         switch (command) {
             case Command.PutFile p -> {
                 Optional<FileStat> existing = current.filter(s -> s.type() == FileStat.Type.FILE);

@@ -49,13 +49,23 @@ final class ItemPlanning {
     ItemPlan plan(Task task, HostState host, TaskModule module, Params params, Connection connection,
                   Map<String, Object> vars, String label, HostReads reads, TaskStep step, Optional<Forecast> forecast)
             throws TemplateException, UnreachableException {
+        return plan(task, host, module, params, connection, vars, label, reads, step, forecast, Optional.empty());
+    }
+
+    /**
+     * {@link #plan}, where {@code madeAhead}, if given, is the module's plan as made ahead of the
+     * turn with these arguments from what is still the host's state ({@link ReadAhead#takeKept}).
+     */
+    ItemPlan plan(Task task, HostState host, TaskModule module, Params params, Connection connection,
+                  Map<String, Object> vars, String label, HostReads reads, TaskStep step, Optional<Forecast> forecast,
+                  Optional<Plan> madeAhead) throws TemplateException, UnreachableException {
         boolean check = inputs.checkMode(task);
         ConnectionHostView view = new ConnectionHostView(host.name(), reads.ahead().serving(connection), host.facts(),
                 forecast, reads, step.contents());
         EngineTaskContext context = new EngineTaskContext(view, play, task, vars, step);
         Plan plan;
         try {
-            plan = module.plan(params, context);
+            plan = madeAhead.isPresent() ? madeAhead.get() : module.plan(params, context);
         } catch (ModuleException e) {
             Optional<UnreachableException> lost = connectionLost(e);
             if (lost.isPresent()) {

@@ -29,6 +29,17 @@ public final class ModuleRegistry implements ModuleCatalog {
         return new ModuleRegistry(found);
     }
 
+    /** These modules and {@code more} (a test's own), a name taken twice refused as by {@link #load}. */
+    ModuleRegistry with(java.util.List<TaskModule> more) {
+        Map<String, TaskModule> all = new TreeMap<>(modules);
+        for (TaskModule m : more) {
+            if (all.putIfAbsent(m.name(), m) != null) {
+                throw new IllegalStateException("two modules named " + m.name());
+            }
+        }
+        return new ModuleRegistry(all);
+    }
+
     public Optional<TaskModule> module(String name) {
         return Optional.ofNullable(modules.get(name));
     }

@@ -6,6 +6,8 @@ import dev.provision.engine.connection.ConnectionException;
 import dev.provision.engine.connection.ExecRequest;
 import dev.provision.engine.connection.ExecResult;
 import dev.provision.modules.spi.Command;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -77,6 +79,21 @@ final class ReadAhead {
     private record Claimed(SharedContents.Claim claim, String line) {
     }
 
+    /**
+     * Plans made ahead that their turn may take as they are ({@link #keep}), by task and item: a plan
+     * is what its arguments and its reads make it, and while neither changes, planning it again at
+     * its turn would only make it again (in a converged run, once more per task and host).
+     */
+    private final Map<Made, Kept> kept = new HashMap<>();
+
+    /** A task (its step: the very object) and an item of its loop. */
+    private record Made(TaskStep step, int item) {
+    }
+
+    /** A plan kept, and the forecast it was planned against (a dry run's; null: none) as it was then. */
+    private record Kept(Params params, Plan plan, Forecast forecast, int version) {
+    }
+
     /** Whether task {@code task} and those after it are to be planned ahead now. */
     boolean wantsReading(int task) {
         return task >= plannedUntil;
@@ -101,6 +118,7 @@ final class ReadAhead {
     /** The host is about to change (or must be read afresh): nothing read ahead holds any more. */
     void invalidate() {
         answers.clear();
+        kept.clear();
         key = null;
         plannedUntil = 0;
         changed = true;
@@ -133,6 +151,30 @@ final class ReadAhead {
         return Optional.ofNullable(answers.get(request.commandLine()));
     }
 
+    /**
+     * Keeps {@code plan}, which item {@code item} of {@code step}'s task made ahead with
+     * {@code params} from what was read through a connection of {@code key} and, in a dry run, from
+     * {@code forecast} (null: none) alone: no variable, no template, no read refused (see
+     * {@link ReadAheadPlanner}). Dropped as soon as the answers are.
+     */
+    void keep(TaskStep step, int item, Params params, ExecTarget key, Forecast forecast, Plan plan) {
+        if (key.equals(this.key)) {
+            kept.put(new Made(step, item), new Kept(params, plan, forecast, forecast == null ? 0 : forecast.version()));
+        }
+    }
+
+    /**
+     * The plan kept for item {@code item} of {@code step}'s task ({@link #keep}), where its turn plans
+     * it with equal arguments through a connection of {@code key}, against the same forecast as it
+     * was then (null: none): what planning it again would make. Taken once.
+     */
+    Optional<Plan> takeKept(TaskStep step, int item, Params params, ExecTarget key, Forecast forecast) {
+        Kept k = kept.remove(new Made(step, item));
+        boolean holds = k != null && key.equals(this.key) && k.forecast() == forecast
+                && (forecast == null || forecast.version() == k.version()) && step.sameArguments(k.params(), params);
+        return holds ? Optional.of(k.plan()) : Optional.empty();
+    }
+
     /** Whether {@code request} reads nothing but its command line, so that it can join others. */
     private static boolean alone(ExecRequest request) {
         return request.stdin().length == 0 && request.stdinFile().isEmpty();
@@ -149,6 +191,7 @@ final class ReadAhead {
             ExecTarget of = connection.target();
             if (!of.equals(key)) {
                 answers.clear(); // another user's or environment's reads: the host did not change
+                kept.clear();
             }
             List<String> ordered = List.copyOf(lines);
             List<ExecResult> results = ProbeBatch.runLines(connection, ordered);
@@ -235,7 +278,7 @@ final class ReadAhead {
      * A connection for planning ahead: what was read is answered, any other read noted in
      * {@code wanted} and refused ({@link NotReadYet}), which ends the plan.
      */
-    Connection noting(Connection connection, Collection<String> wanted) {
+    Serving noting(Connection connection, Collection<String> wanted) {
         return new Serving(connection, connection.target(), java.util.Objects.requireNonNull(wanted, "wanted cannot be null"));
     }
 
@@ -275,6 +318,8 @@ final class ReadAhead {
         private final Connection connection;
         private final ExecTarget key;
         private final Collection<String> wanted;
+        /** How often it refused a read or a write ({@link NotReadYet}), which a plan may have caught and gone on. */
+        private int refusals;
 
         private Serving(Connection connection, ExecTarget key, Collection<String> wanted) {
             this.connection = connection;
@@ -304,14 +349,21 @@ final class ReadAhead {
             if (alone(request)) {
                 wanted.add(request.commandLine());
             }
+            refusals++;
             throw new NotReadYet();
         }
 
         private Connection writer() throws NotReadYet {
             if (wanted != null) {
+                refusals++;
                 throw new NotReadYet(); // a plan never writes; refused all the same
             }
             return connection;
+        }
+
+        /** How many reads and writes it has refused so far. */
+        int refusals() {
+            return refusals;
         }
 
         @Override

@@ -9,6 +9,7 @@ import dev.provision.engine.template.TemplateException;
 import dev.provision.modules.spi.ModuleException;
 import dev.provision.modules.spi.ParamException;
 import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
 import dev.provision.modules.spi.TaskModule;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,7 @@ final class ReadAheadPlanner {
     }
 
     /** A task (one item of its loop) planned ahead of its turn, to learn what it reads. */
-    private record Ahead(Task task, TaskModule module, Params params, Map<String, Object> vars, TaskStep step) {
+    private record Ahead(Task task, TaskModule module, Params params, Map<String, Object> vars, TaskStep step, int item) {
     }
 
     /**
@@ -129,7 +130,7 @@ final class ReadAheadPlanner {
                     } else if (!key.equals(of)) {
                         continue; // read as another user, or with other variables: read in its turn
                     }
-                    planned.add(new Ahead(task, module, params, vars, step));
+                    planned.add(new Ahead(task, module, params, vars, step, index));
                 }
             } catch (TemplateException | ParamException | LoopLookups.LookupException | UnreachableException | RuntimeException e) {
                 // this task reports its own problem in its turn
@@ -147,18 +148,28 @@ final class ReadAheadPlanner {
         return task.register().isPresent() || module.setsVariables() || task.keywords().get(Keyword.DELEGATE_FACTS);
     }
 
-    /** Plans each task over a connection that answers what {@code ahead} read and notes the rest. */
+    /**
+     * Plans each task over a connection that answers what {@code ahead} read and notes the rest. A
+     * plan that needed nothing more is kept for its turn ({@link ReadAhead#keep}) where it hangs on
+     * nothing else: it read no variable or template, and no read was refused (a plan may catch a
+     * refusal and go on); a dry run's, planned against the forecast too, holds while that does.
+     */
     private java.util.Set<String> noteReads(Planned planned, HostState host, ReadAhead ahead) {
         java.util.Set<String> wanted = new java.util.LinkedHashSet<>();
         for (Ahead a : planned.tasks()) {
             boolean check = inputs.checkMode(a.task());
-            ConnectionHostView view = new ConnectionHostView(host.name(), ahead.noting(planned.through(), wanted), host.facts(),
+            ReadAhead.Serving noting = ahead.noting(planned.through(), wanted);
+            ConnectionHostView view = new ConnectionHostView(host.name(), noting, host.facts(),
                     check ? Optional.of(host.forecast) : Optional.empty(), new HostReads(ahead), a.step().contents());
             if (!a.module().probesAhead()) {
                 view.refuseProbes();
             }
+            EngineTaskContext context = new EngineTaskContext(view, play, a.task(), a.vars(), a.step());
             try {
-                a.module().plan(a.params(), new EngineTaskContext(view, play, a.task(), a.vars(), a.step()));
+                Plan plan = a.module().plan(a.params(), context);
+                if (noting.refusals() == 0 && !context.readsVariables()) {
+                    ahead.keep(a.step(), a.item(), a.params(), planned.through().target(), check ? host.forecast : null, plan);
+                }
             } catch (ModuleException | RuntimeException e) {
                 // a read not made yet ended the plan (or the plan fails: it does so again in its turn)
             }

@@ -197,7 +197,7 @@ final class TaskRunner {
                 reads.forget(); // until waits for the host to change: read it afresh
                 reads.ahead().invalidate();
             }
-            result = attempt(task, host, module, params, connection, vars, label, handler, reads, step);
+            result = attempt(task, host, module, params, connection, vars, label, handler, reads, step, item);
             if (task.until().isEmpty() || result.status() == TaskStatus.FAILED && attempt == attempts) {
                 break;
             }
@@ -215,11 +215,13 @@ final class TaskRunner {
     }
 
     private TaskResult attempt(Task task, HostState host, TaskModule module, Params params, Connection connection,
-                               Map<String, Object> vars, String label, boolean handler, HostReads reads, TaskStep step)
+                               Map<String, Object> vars, String label, boolean handler, HostReads reads, TaskStep step, int item)
             throws TemplateException, UnreachableException {
         boolean check = inputs.checkMode(task);
+        Optional<dev.provision.modules.spi.Plan> madeAhead = reads.ahead().takeKept(step, item, params, connection.target(),
+                check ? host.forecast : null);
         ItemPlanning.ItemPlan planned = planning.plan(task, host, module, params, connection, vars, label, reads, step,
-                check ? Optional.of(host.forecast) : Optional.empty());
+                check ? Optional.of(host.forecast) : Optional.empty(), madeAhead);
         if (planned.failure() != null) {
             return planned.failure();
         }

@@ -278,6 +278,29 @@ final class TaskStep {
      * replaced by the first equal one {@link #shared} met: keys that were equal stay equal, and now
      * mostly meet by identity.
      */
+    /**
+     * Whether two renderings of the task's arguments are equal, the large lists and maps in them
+     * compared by value once per object ({@link #sameAsFirst}), not at every host: a plan made ahead
+     * with one is a plan made with the other ({@link ReadAhead#takeKept}).
+     */
+    boolean sameArguments(Params a, Params b) {
+        if (a == b) {
+            return true;
+        }
+        Map<String, Object> x = a.asMap();
+        Map<String, Object> y = b.asMap();
+        if (x.size() != y.size()) {
+            return false;
+        }
+        for (Map.Entry<String, Object> e : x.entrySet()) {
+            Object other = y.get(e.getKey());
+            if (other == null || other != e.getValue() && !Objects.equals(sameAsFirst(e.getValue()), sameAsFirst(other))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private Object sameAsFirst(Object key) {
         if (key instanceof List<?> list && list.size() < LARGE) {
             Object[] elements = null;

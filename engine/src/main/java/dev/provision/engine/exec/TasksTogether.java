@@ -275,8 +275,11 @@ final class TasksTogether {
         if (through != null && !through.target().equals(connection.target())) {
             return null;
         }
+        // what it made ahead holds where nothing planned before it in this exchange changes anything
+        Optional<dev.provision.modules.spi.Plan> madeAhead = forecast.isEmpty()
+                ? reads.ahead().takeKept(step, index, given.params(), connection.target(), null) : Optional.empty();
         ItemPlanning.ItemPlan plan = planning.plan(task, host, module, given.params(), connection, given.vars(), label, reads, step,
-                Optional.of(forecast));
+                Optional.of(forecast), madeAhead);
         if (plan.failure() != null) {
             return new Item(label, given.vars(), given.params(), connection, null, List.of(), plan.failure());
         }

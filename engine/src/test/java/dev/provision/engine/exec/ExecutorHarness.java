@@ -27,6 +27,10 @@ final class ExecutorHarness {
     /** Every progress and result event in order: {@code progress STEP DONE/TOTAL}, {@code result HOST STATUS}. */
     final List<String> events = Collections.synchronizedList(new ArrayList<>());
     final ByteArrayOutputStream human = new ByteArrayOutputStream();
+    /** Modules the run knows besides those on the class path: a test's own. */
+    final List<dev.provision.modules.spi.TaskModule> extraModules = new ArrayList<>();
+    /** Where the run's hosts are: the recording fakes unless a test sets other connections. */
+    dev.provision.engine.connection.ConnectionFactory connections = factory;
     /** The fact cache the run reads and writes; none unless a test sets one. */
     FactCache factCache = FactCache.none();
     private final Path dir;
@@ -38,7 +42,7 @@ final class ExecutorHarness {
     RunSummary run(String playbook, String inventory, RunOptions options, char[] becomePassword) throws Exception {
         Path book = Files.writeString(dir.resolve("site.yml"), playbook);
         Path inv = Files.writeString(dir.resolve("inventory.yml"), inventory);
-        ModuleRegistry modules = ModuleRegistry.load();
+        ModuleRegistry modules = ModuleRegistry.load().with(extraModules);
         Playbook loaded = PlaybookLoader.load(book, modules);
         Inventory hosts = Inventory.load(List.of(inv.toString()), dir);
         RunListener recorder = new RunListener() {
@@ -57,7 +61,7 @@ final class ExecutorHarness {
                 new HumanOutput(new PrintStream(human, true, StandardCharsets.UTF_8), false, true, 3)));
         TemplateEngine templates = new TemplateEngine(List.of());
         RunChecks.playbook(loaded, options, templates); // as the command line does before a run
-        RunSummary summary = new Executor(modules, templates, factory, listener, options, factCache, becomePassword)
+        RunSummary summary = new Executor(modules, templates, connections, listener, options, factCache, becomePassword)
                 .run(loaded, hosts);
         listener.recap(summary.stats(), "");
         return summary;

@@ -1,0 +1,187 @@
+package dev.provision.engine.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.provision.engine.connection.LocalConnection;
+import dev.provision.engine.report.TaskResult;
+import dev.provision.modules.spi.ModuleException;
+import dev.provision.modules.spi.ParamSpec;
+import dev.provision.modules.spi.Params;
+import dev.provision.modules.spi.Plan;
+import dev.provision.modules.spi.TaskContext;
+import dev.provision.modules.spi.TaskModule;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A plan made ahead of its turn, from its arguments and what it read of its host alone, is taken
+ * at its turn instead of being made again; one that read variables, or went on past a read that had
+ * not been made yet, is made again there. Two local hosts, whose reads go through the real shell in
+ * the real batched exchanges.
+ */
+class PlansMadeAheadTest {
+    private static final String TWO_HOSTS = """
+            all:
+              hosts:
+                a: {ansible_connection: local}
+                b: {ansible_connection: local}
+            """;
+
+    @TempDir
+    Path tmp;
+
+    /**
+     * Reads the file {@code path}; then, for {@code follow}, the file that one names (a read
+     * of a second level), going on where that read fails; with {@code vars}, it also reads a
+     * variable. Converged either way, saying what it saw. Counts the plans that got to their end.
+     */
+    private static final class Reading implements TaskModule {
+        final Map<String, AtomicInteger> plansMade = new ConcurrentHashMap<>();
+
+        @Override
+        public String name() {
+            return "reading_test";
+        }
+
+        @Override
+        public ParamSpec params() {
+            return ParamSpec.builder().required("path", ParamSpec.Type.STRING).withDefault("follow", ParamSpec.Type.BOOL, false)
+                    .withDefault("vars", ParamSpec.Type.BOOL, false).build();
+        }
+
+        @Override
+        public boolean plansTogether() {
+            return true;
+        }
+
+        @Override
+        public boolean isHostLocal() {
+            return true; // hosts go through its tasks on their own, each reading ahead
+        }
+
+        @Override
+        public Plan plan(Params params, TaskContext context) throws ModuleException {
+            String seen = read(context, params.string("path"));
+            if (params.bool("follow")) {
+                try {
+                    seen = read(context, seen);
+                } catch (ModuleException e) {
+                    seen = "nothing yet"; // wrong at its turn, where the read can be made
+                }
+            }
+            if (params.bool("vars")) {
+                seen += " on " + context.variables().get("inventory_hostname");
+            }
+            plansMade.computeIfAbsent(context.host().name(), h -> new AtomicInteger()).incrementAndGet();
+            return Plan.converged("saw " + seen);
+        }
+
+        private static String read(TaskContext context, String path) throws ModuleException {
+            return context.host().readFile(path).map(c -> new String(c, StandardCharsets.UTF_8).strip()).orElse("no " + path);
+        }
+    }
+
+    private ExecutorHarness harness(Reading module) {
+        ExecutorHarness harness = new ExecutorHarness(tmp);
+        harness.extraModules.add(module);
+        harness.connections = (host, vars) -> new LocalConnection(host);
+        return harness;
+    }
+
+    private String threeTasks(String args) {
+        return """
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - reading_test: {path: "%1$s/one"%2$s}
+                    - reading_test: {path: "%1$s/two"%2$s}
+                    - reading_test: {path: "%1$s/three"%2$s}
+                """.formatted(tmp, args);
+    }
+
+    private void files() throws Exception {
+        for (String name : List.of("one", "two", "three")) {
+            Files.writeString(tmp.resolve(name), tmp.resolve(name + ".next") + "\n");
+            Files.writeString(tmp.resolve(name + ".next"), name + " followed\n");
+        }
+    }
+
+    @Test
+    void aPlanMadeAheadFromItsHostAloneIsNotMadeAgainAtItsTurn() throws Exception {
+        files();
+        Reading module = new Reading();
+        ExecutorHarness harness = harness(module);
+        harness.run(threeTasks(""), TWO_HOSTS);
+        for (String host : List.of("a", "b")) {
+            // made ahead once its read was answered, and taken at its turn: once per task
+            assertEquals(3, module.plansMade.get(host).get(), "plans made to their end on " + host);
+        }
+        assertEquals(List.of("saw " + tmp.resolve("one.next"), "saw " + tmp.resolve("two.next"), "saw " + tmp.resolve("three.next")),
+                messages(harness, "a"));
+    }
+
+    @Test
+    void aDryRunsPlanMadeAheadIsTakenAtItsTurnToo() throws Exception {
+        files();
+        Reading module = new Reading();
+        ExecutorHarness harness = harness(module);
+        harness.run(threeTasks(""), TWO_HOSTS, ExecutorHarness.options(true), new char[0]);
+        for (String host : List.of("a", "b")) {
+            assertEquals(3, module.plansMade.get(host).get(), "plans made to their end on " + host);
+        }
+    }
+
+    @Test
+    void aPlanThatReadVariablesIsMadeAgainAtItsTurn() throws Exception {
+        files();
+        Reading module = new Reading();
+        ExecutorHarness harness = harness(module);
+        harness.run(threeTasks(", vars: true"), TWO_HOSTS);
+        for (String host : List.of("a", "b")) {
+            assertEquals(6, module.plansMade.get(host).get(), "plans made to their end on " + host);
+        }
+        assertEquals("saw " + tmp.resolve("one.next") + " on b", messages(harness, "b").getFirst());
+    }
+
+    @Test
+    void aPlanThatWentOnPastAReadNotMadeYetIsMadeAgainAtItsTurn() throws Exception {
+        files();
+        Reading module = new Reading();
+        ExecutorHarness harness = harness(module);
+        harness.run(threeTasks(", follow: true"), TWO_HOSTS);
+        // ahead, the second read is not made yet and the plan goes on without it: its turn makes it again, with it
+        assertEquals(List.of("saw one followed", "saw two followed", "saw three followed"), messages(harness, "a"));
+        assertEquals(List.of("saw one followed", "saw two followed", "saw three followed"), messages(harness, "b"));
+    }
+
+    @Test
+    void aDryRunsPlanMadeAheadIsMadeAgainWhereATaskBeforeItWouldChangeWhatItRead() throws Exception {
+        files();
+        Reading module = new Reading();
+        ExecutorHarness harness = harness(module);
+        harness.run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - reading_test: {path: "%1$s/one"}
+                    - copy: {dest: "%1$s/two", content: "would be written\\n"}
+                    - reading_test: {path: "%1$s/two"}
+                    - reading_test: {path: "%1$s/three"}
+                """.formatted(tmp), TWO_HOSTS, ExecutorHarness.options(true), new char[0]);
+        // ahead, the third task read the file as it is; at its turn, as the copy before it would leave it
+        assertEquals(List.of("saw " + tmp.resolve("one.next"), "", "saw would be written", "saw " + tmp.resolve("three.next")),
+                messages(harness, "a"));
+        assertEquals(tmp.resolve("two.next") + "\n", Files.readString(tmp.resolve("two")));
+    }
+
+    private static List<String> messages(ExecutorHarness harness, String host) {
+        return harness.results.stream().filter(r -> r.host().equals(host)).map(TaskResult::message).toList();
+    }
+}

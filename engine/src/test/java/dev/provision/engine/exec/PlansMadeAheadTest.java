@@ -88,11 +88,31 @@ class PlansMadeAheadTest {
         }
     }
 
-    private ExecutorHarness harness(Reading module) {
+    /** A run of {@code playbook} on the two hosts, with the files the tasks read, and what it did. */
+    private record Ran(Reading module, ExecutorHarness harness) {
+        /** Asserts how many plans each host made to their end. */
+        void plansMade(int each) {
+            for (String host : List.of("a", "b")) {
+                assertEquals(each, module.plansMade.get(host).get(), "plans made to their end on " + host);
+            }
+        }
+
+        List<String> messages(String host) {
+            return harness.results.stream().filter(r -> r.host().equals(host)).map(TaskResult::message).toList();
+        }
+    }
+
+    private Ran run(String playbook, boolean check) throws Exception {
+        for (String name : List.of("one", "two", "three")) {
+            Files.writeString(tmp.resolve(name), tmp.resolve(name + ".next") + "\n");
+            Files.writeString(tmp.resolve(name + ".next"), name + " followed\n");
+        }
+        Reading module = new Reading();
         ExecutorHarness harness = new ExecutorHarness(tmp);
         harness.extraModules.add(module);
         harness.connections = (host, vars) -> new LocalConnection(host);
-        return harness;
+        harness.run(playbook, TWO_HOSTS, ExecutorHarness.options(check), new char[0]);
+        return new Ran(module, harness);
     }
 
     private String threeTasks(String args) {
@@ -106,67 +126,38 @@ class PlansMadeAheadTest {
                 """.formatted(tmp, args);
     }
 
-    private void files() throws Exception {
-        for (String name : List.of("one", "two", "three")) {
-            Files.writeString(tmp.resolve(name), tmp.resolve(name + ".next") + "\n");
-            Files.writeString(tmp.resolve(name + ".next"), name + " followed\n");
-        }
-    }
-
     @Test
     void aPlanMadeAheadFromItsHostAloneIsNotMadeAgainAtItsTurn() throws Exception {
-        files();
-        Reading module = new Reading();
-        ExecutorHarness harness = harness(module);
-        harness.run(threeTasks(""), TWO_HOSTS);
-        for (String host : List.of("a", "b")) {
-            // made ahead once its read was answered, and taken at its turn: once per task
-            assertEquals(3, module.plansMade.get(host).get(), "plans made to their end on " + host);
-        }
+        Ran ran = run(threeTasks(""), false);
+        ran.plansMade(3); // made ahead once its read was answered, and taken at its turn: once per task
         assertEquals(List.of("saw " + tmp.resolve("one.next"), "saw " + tmp.resolve("two.next"), "saw " + tmp.resolve("three.next")),
-                messages(harness, "a"));
+                ran.messages("a"));
     }
 
     @Test
     void aDryRunsPlanMadeAheadIsTakenAtItsTurnToo() throws Exception {
-        files();
-        Reading module = new Reading();
-        ExecutorHarness harness = harness(module);
-        harness.run(threeTasks(""), TWO_HOSTS, ExecutorHarness.options(true), new char[0]);
-        for (String host : List.of("a", "b")) {
-            assertEquals(3, module.plansMade.get(host).get(), "plans made to their end on " + host);
-        }
+        run(threeTasks(""), true).plansMade(3);
     }
 
     @Test
     void aPlanThatReadVariablesIsMadeAgainAtItsTurn() throws Exception {
-        files();
-        Reading module = new Reading();
-        ExecutorHarness harness = harness(module);
-        harness.run(threeTasks(", vars: true"), TWO_HOSTS);
-        for (String host : List.of("a", "b")) {
-            assertEquals(6, module.plansMade.get(host).get(), "plans made to their end on " + host);
-        }
-        assertEquals("saw " + tmp.resolve("one.next") + " on b", messages(harness, "b").getFirst());
+        Ran ran = run(threeTasks(", vars: true"), false);
+        ran.plansMade(6);
+        assertEquals("saw " + tmp.resolve("one.next") + " on b", ran.messages("b").getFirst());
     }
 
     @Test
     void aPlanThatWentOnPastAReadNotMadeYetIsMadeAgainAtItsTurn() throws Exception {
-        files();
-        Reading module = new Reading();
-        ExecutorHarness harness = harness(module);
-        harness.run(threeTasks(", follow: true"), TWO_HOSTS);
+        Ran ran = run(threeTasks(", follow: true"), false);
         // ahead, the second read is not made yet and the plan goes on without it: its turn makes it again, with it
-        assertEquals(List.of("saw one followed", "saw two followed", "saw three followed"), messages(harness, "a"));
-        assertEquals(List.of("saw one followed", "saw two followed", "saw three followed"), messages(harness, "b"));
+        for (String host : List.of("a", "b")) {
+            assertEquals(List.of("saw one followed", "saw two followed", "saw three followed"), ran.messages(host));
+        }
     }
 
     @Test
     void aDryRunsPlanMadeAheadIsMadeAgainWhereATaskBeforeItWouldChangeWhatItRead() throws Exception {
-        files();
-        Reading module = new Reading();
-        ExecutorHarness harness = harness(module);
-        harness.run("""
+        Ran ran = run("""
                 - hosts: all
                   gather_facts: false
                   tasks:
@@ -174,14 +165,10 @@ class PlansMadeAheadTest {
                     - copy: {dest: "%1$s/two", content: "would be written\\n"}
                     - reading_test: {path: "%1$s/two"}
                     - reading_test: {path: "%1$s/three"}
-                """.formatted(tmp), TWO_HOSTS, ExecutorHarness.options(true), new char[0]);
+                """.formatted(tmp), true);
         // ahead, the third task read the file as it is; at its turn, as the copy before it would leave it
         assertEquals(List.of("saw " + tmp.resolve("one.next"), "", "saw would be written", "saw " + tmp.resolve("three.next")),
-                messages(harness, "a"));
+                ran.messages("a"));
         assertEquals(tmp.resolve("two.next") + "\n", Files.readString(tmp.resolve("two")));
-    }
-
-    private static List<String> messages(ExecutorHarness harness, String host) {
-        return harness.results.stream().filter(r -> r.host().equals(host)).map(TaskResult::message).toList();
     }
 }

@@ -151,8 +151,8 @@ final class ReadAheadPlanner {
     /**
      * Plans each task over a connection that answers what {@code ahead} read and notes the rest. A
      * plan that needed nothing more is kept for its turn ({@link ReadAhead#keep}) where it hangs on
-     * nothing else: it read no variable or template, and no read was refused (a plan may catch a
-     * refusal and go on); a dry run's, planned against the forecast too, holds while that does.
+     * nothing else: it read no variable or template, and no read or probe was refused (a plan may
+     * catch a refusal and go on); a dry run's, planned against the forecast too, holds while that does.
      */
     private java.util.Set<String> noteReads(Planned planned, HostState host, ReadAhead ahead) {
         java.util.Set<String> wanted = new java.util.LinkedHashSet<>();
@@ -167,7 +167,8 @@ final class ReadAheadPlanner {
             EngineTaskContext context = new EngineTaskContext(view, play, a.task(), a.vars(), a.step());
             try {
                 Plan plan = a.module().plan(a.params(), context);
-                if (noting.refusals() == 0 && !context.readsVariables()) {
+                // a module that probes only in its turn is refused its probes here by the view, not the connection
+                if (a.module().probesAhead() && noting.refusals() == 0 && !context.readsVariables()) {
                     ahead.keep(a.step(), a.item(), a.params(), planned.through().target(), check ? host.forecast : null, plan);
                 }
             } catch (ModuleException | RuntimeException e) {

@@ -88,6 +88,38 @@ class PlansMadeAheadTest {
         }
     }
 
+    /** Probes with {@code cat} only in its turn, going on where a probe is refused: says what it saw. */
+    private static final class ProbingInTurn implements TaskModule {
+        @Override
+        public String name() {
+            return "probing_test";
+        }
+
+        @Override
+        public ParamSpec params() {
+            return ParamSpec.builder().required("path", ParamSpec.Type.STRING).build();
+        }
+
+        @Override
+        public boolean isHostLocal() {
+            return true;
+        }
+
+        @Override
+        public boolean probesAhead() {
+            return false;
+        }
+
+        @Override
+        public Plan plan(Params params, TaskContext context) {
+            try {
+                return Plan.converged("saw " + context.host().probe("cat", params.string("path")).stdout().strip());
+            } catch (ModuleException e) {
+                return Plan.converged("saw nothing yet"); // wrong at its turn, where it may probe
+            }
+        }
+    }
+
     /** A run of {@code playbook} on the two hosts, with the files the tasks read, and what it did. */
     private record Ran(Reading module, ExecutorHarness harness) {
         /** Asserts how many plans each host made to their end. */
@@ -110,6 +142,7 @@ class PlansMadeAheadTest {
         Reading module = new Reading();
         ExecutorHarness harness = new ExecutorHarness(tmp);
         harness.extraModules.add(module);
+        harness.extraModules.add(new ProbingInTurn());
         harness.connections = (host, vars) -> new LocalConnection(host);
         harness.run(playbook, TWO_HOSTS, ExecutorHarness.options(check), new char[0]);
         return new Ran(module, harness);
@@ -170,5 +203,18 @@ class PlansMadeAheadTest {
         assertEquals(List.of("saw " + tmp.resolve("one.next"), "", "saw would be written", "saw " + tmp.resolve("three.next")),
                 ran.messages("a"));
         assertEquals(tmp.resolve("two.next") + "\n", Files.readString(tmp.resolve("two")));
+    }
+
+    @Test
+    void aPlanOfAModuleThatProbesOnlyInItsTurnIsMadeAgainThere() throws Exception {
+        Ran ran = run("""
+                - hosts: all
+                  gather_facts: false
+                  tasks:
+                    - reading_test: {path: "%1$s/one"}
+                    - probing_test: {path: "%1$s/two"}
+                    - reading_test: {path: "%1$s/three"}
+                """.formatted(tmp), false);
+        assertEquals("saw " + tmp.resolve("two.next"), ran.messages("a").get(1));
     }
 }

@@ -148,15 +148,18 @@ class PlansMadeAheadTest {
         return new Ran(module, harness);
     }
 
+    /** A play of {@code tasks} (one a line, {@code %1$s} for the test's directory) on both hosts. */
+    private String play(String... tasks) {
+        StringBuilder play = new StringBuilder("- hosts: all\n  gather_facts: false\n  tasks:\n");
+        for (String task : tasks) {
+            play.append("    - ").append(task.formatted(tmp)).append('\n');
+        }
+        return play.toString();
+    }
+
     private String threeTasks(String args) {
-        return """
-                - hosts: all
-                  gather_facts: false
-                  tasks:
-                    - reading_test: {path: "%1$s/one"%2$s}
-                    - reading_test: {path: "%1$s/two"%2$s}
-                    - reading_test: {path: "%1$s/three"%2$s}
-                """.formatted(tmp, args);
+        return play("reading_test: {path: \"%1$s/one\"" + args + "}", "reading_test: {path: \"%1$s/two\"" + args + "}",
+                "reading_test: {path: \"%1$s/three\"" + args + "}");
     }
 
     @Test
@@ -190,15 +193,8 @@ class PlansMadeAheadTest {
 
     @Test
     void aDryRunsPlanMadeAheadIsMadeAgainWhereATaskBeforeItWouldChangeWhatItRead() throws Exception {
-        Ran ran = run("""
-                - hosts: all
-                  gather_facts: false
-                  tasks:
-                    - reading_test: {path: "%1$s/one"}
-                    - copy: {dest: "%1$s/two", content: "would be written\\n"}
-                    - reading_test: {path: "%1$s/two"}
-                    - reading_test: {path: "%1$s/three"}
-                """.formatted(tmp), true);
+        Ran ran = run(play("reading_test: {path: \"%1$s/one\"}", "copy: {dest: \"%1$s/two\", content: \"would be written\\n\"}",
+                "reading_test: {path: \"%1$s/two\"}", "reading_test: {path: \"%1$s/three\"}"), true);
         // ahead, the third task read the file as it is; at its turn, as the copy before it would leave it
         assertEquals(List.of("saw " + tmp.resolve("one.next"), "", "saw would be written", "saw " + tmp.resolve("three.next")),
                 ran.messages("a"));
@@ -207,14 +203,8 @@ class PlansMadeAheadTest {
 
     @Test
     void aPlanOfAModuleThatProbesOnlyInItsTurnIsMadeAgainThere() throws Exception {
-        Ran ran = run("""
-                - hosts: all
-                  gather_facts: false
-                  tasks:
-                    - reading_test: {path: "%1$s/one"}
-                    - probing_test: {path: "%1$s/two"}
-                    - reading_test: {path: "%1$s/three"}
-                """.formatted(tmp), false);
+        Ran ran = run(play("reading_test: {path: \"%1$s/one\"}", "probing_test: {path: \"%1$s/two\"}",
+                "reading_test: {path: \"%1$s/three\"}"), false);
         assertEquals("saw " + tmp.resolve("two.next"), ran.messages("a").get(1));
     }
 }

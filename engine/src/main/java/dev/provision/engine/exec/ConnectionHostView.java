@@ -60,6 +60,17 @@ final class ConnectionHostView implements HostView {
     /** Whether {@link #probe} may run probes (planning ahead of a module that probes only in its turn: false). */
     private boolean probes = true;
 
+    /**
+     * How many reads it refused a plan made ahead (not read yet, or a probe refused): a module may
+     * catch the refusal and go on with less than its turn will know.
+     */
+    private int refusals;
+
+    /** How many reads it has refused so far (see {@link #refusals}). */
+    int refusals() {
+        return refusals;
+    }
+
     /** Probes are refused from now on: the module plans ahead only as far as its file reads go. */
     void refuseProbes() {
         probes = false;
@@ -76,6 +87,7 @@ final class ConnectionHostView implements HostView {
             return ahead;
         }
         if (!probes) {
+            refusals++;
             throw new ModuleException("not probed ahead of the task's turn");
         }
         ExecResult r = exec(ExecRequest.argv(argv));
@@ -126,6 +138,7 @@ final class ConnectionHostView implements HostView {
             content.ifPresent(c -> reads.content(path, c));
             return content;
         } catch (ReadAhead.NotReadYet e) {
+            refusals++;
             throw new ReadAhead.PlanEnded();
         } catch (ConnectionException e) {
             throw new ModuleException("cannot read " + path + ": " + e.getMessage(), e);
@@ -208,6 +221,7 @@ final class ConnectionHostView implements HostView {
         try {
             return connection.exec(request);
         } catch (ReadAhead.NotReadYet e) {
+            refusals++;
             throw new ReadAhead.PlanEnded(); // ends a plan made ahead, for nearly every host and task: no stack to fill in
         } catch (ConnectionException e) {
             throw new ModuleException("connection to " + name + " failed: " + e.getMessage(), e);

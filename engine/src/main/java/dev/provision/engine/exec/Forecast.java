@@ -43,6 +43,9 @@ final class Forecast {
 
     private final Map<String, Entry> paths = new ConcurrentHashMap<>();
     private final Map<List<String>, ProbeResult> probes = new ConcurrentHashMap<>();
+    /** How often it was told of a command or of what probes answer afterwards: what it answers changes only with this. */
+    private final java.util.concurrent.atomic.AtomicInteger version = new java.util.concurrent.atomic.AtomicInteger();
+
     /** Whether what the commands make is root's (group root); else their owner is a guess, which a run must not read. */
     private final boolean makesAsRoot;
 
@@ -110,9 +113,6 @@ final class Forecast {
     Optional<ProbeResult> probe(List<String> argv) {
         return Optional.ofNullable(probes.get(argv));
     }
-
-    /** How often it was told of a command or of what probes answer afterwards: what it answers changes only with this. */
-    private final java.util.concurrent.atomic.AtomicInteger version = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Whether it holds nothing: no plan recorded changed a path or said what a probe answers afterwards. */
     boolean isEmpty() {

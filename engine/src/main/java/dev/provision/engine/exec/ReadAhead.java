@@ -278,7 +278,7 @@ final class ReadAhead {
      * A connection for planning ahead: what was read is answered, any other read noted in
      * {@code wanted} and refused ({@link NotReadYet}), which ends the plan.
      */
-    Serving noting(Connection connection, Collection<String> wanted) {
+    Connection noting(Connection connection, Collection<String> wanted) {
         return new Serving(connection, connection.target(), java.util.Objects.requireNonNull(wanted, "wanted cannot be null"));
     }
 
@@ -318,8 +318,6 @@ final class ReadAhead {
         private final Connection connection;
         private final ExecTarget key;
         private final Collection<String> wanted;
-        /** How often it refused a read or a write ({@link NotReadYet}), which a plan may have caught and gone on. */
-        private int refusals;
 
         private Serving(Connection connection, ExecTarget key, Collection<String> wanted) {
             this.connection = connection;
@@ -349,21 +347,14 @@ final class ReadAhead {
             if (alone(request)) {
                 wanted.add(request.commandLine());
             }
-            refusals++;
             throw new NotReadYet();
         }
 
         private Connection writer() throws NotReadYet {
             if (wanted != null) {
-                refusals++;
                 throw new NotReadYet(); // a plan never writes; refused all the same
             }
             return connection;
-        }
-
-        /** How many reads and writes it has refused so far. */
-        int refusals() {
-            return refusals;
         }
 
         @Override

@@ -158,8 +158,7 @@ final class ReadAheadPlanner {
         java.util.Set<String> wanted = new java.util.LinkedHashSet<>();
         for (Ahead a : planned.tasks()) {
             boolean check = inputs.checkMode(a.task());
-            ReadAhead.Serving noting = ahead.noting(planned.through(), wanted);
-            ConnectionHostView view = new ConnectionHostView(host.name(), noting, host.facts(),
+            ConnectionHostView view = new ConnectionHostView(host.name(), ahead.noting(planned.through(), wanted), host.facts(),
                     check ? Optional.of(host.forecast) : Optional.empty(), new HostReads(ahead), a.step().contents());
             if (!a.module().probesAhead()) {
                 view.refuseProbes();
@@ -167,8 +166,7 @@ final class ReadAheadPlanner {
             EngineTaskContext context = new EngineTaskContext(view, play, a.task(), a.vars(), a.step());
             try {
                 Plan plan = a.module().plan(a.params(), context);
-                // a module that probes only in its turn is refused its probes here by the view, not the connection
-                if (a.module().probesAhead() && noting.refusals() == 0 && !context.readsVariables()) {
+                if (view.refusals() == 0 && !context.readsVariables()) {
                     ahead.keep(a.step(), a.item(), a.params(), planned.through().target(), check ? host.forecast : null, plan);
                 }
             } catch (ModuleException | RuntimeException e) {

@@ -274,11 +274,6 @@ final class TaskStep {
     private final Map<SharedKey, Object> firstByValue = new ConcurrentHashMap<>();
 
     /**
-     * {@code key} with each large list or map in it (the key itself, or an element of a small list)
-     * replaced by the first equal one {@link #shared} met: keys that were equal stay equal, and now
-     * mostly meet by identity.
-     */
-    /**
      * Whether two renderings of the task's arguments are equal, the large lists and maps in them
      * compared by value once per object ({@link #sameAsFirst}), not at every host: a plan made ahead
      * with one is a plan made with the other ({@link ReadAhead#takeKept}).
@@ -301,6 +296,11 @@ final class TaskStep {
         return true;
     }
 
+    /**
+     * {@code key} with each large list or map in it (the key itself, or an element of a small list)
+     * replaced by the first equal one {@link #shared} met: keys that were equal stay equal, and now
+     * mostly meet by identity.
+     */
     private Object sameAsFirst(Object key) {
         if (key instanceof List<?> list && list.size() < LARGE) {
             Object[] elements = null;

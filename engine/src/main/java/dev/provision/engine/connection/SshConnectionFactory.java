@@ -240,6 +240,7 @@ public final class SshConnectionFactory implements ConnectionFactory {
 
     private SSHClient newClient(HostKeyCheck check) {
         SSHClient client = new SSHClient(config);
+        client.setSocketFactory(SshSockets.INSTANCE);
         client.setConnectTimeout(Math.toIntExact(settings.connectTimeout().toMillis()));
         client.addHostKeyVerifier(check);
         return client;

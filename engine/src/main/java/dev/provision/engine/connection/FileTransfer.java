@@ -170,12 +170,18 @@ final class FileTransfer {
         StringBuilder script = new StringBuilder(assign("tok", token))
                 .append("mark() { printf '%s %s\\n' \"$tok\" \"$1\"; printf '%s %s\\n' \"$tok\" \"$1\" >&2; }\n");
         java.io.ByteArrayOutputStream input = new java.io.ByteArrayOutputStream();
+        boolean putDefined = false;
         for (Command step : steps) {
             switch (step) {
                 case Command.PutFile file -> {
+                    // the write script once, as a function, for the several writes of a loop's items
+                    if (!putDefined) {
+                        script.append("pv_put() {\n").append(PUT_SCRIPT.replace("%RECEIVE%", RECEIVE_COUNTED)).append("}\n");
+                        putDefined = true;
+                    }
                     byte[] content = file.content();
-                    script.append(script(connection, file.path(), file.attributes(), file.validate(), file.backup(),
-                            content.length, UploadDigests.of(file.path(), content), RECEIVE_COUNTED)).append("mark 0\n");
+                    script.append(settings(connection, file.path(), file.attributes(), file.validate(), file.backup(),
+                            content.length, UploadDigests.of(file.path(), content))).append("pv_put\nmark 0\n");
                     input.writeBytes(content);
                 }
                 case Command.Exec program when program.stdin().length == 0 -> script.append(ShellWords.join(program.argv()))
@@ -241,6 +247,13 @@ final class FileTransfer {
     private static String script(Connection connection, String path, Command.Attributes attributes,
                                  java.util.List<String> validate, boolean backup, long size, String sha256, String receive)
             throws ConnectionException {
+        return settings(connection, path, attributes, validate, backup, size, sha256) + PUT_SCRIPT.replace("%RECEIVE%", receive);
+    }
+
+    /** What {@link #PUT_SCRIPT} is to write: its variables, and its {@code run_validator}. */
+    private static String settings(Connection connection, String path, Command.Attributes attributes,
+                                   java.util.List<String> validate, boolean backup, long size, String sha256)
+            throws ConnectionException {
         requireAbsolute(connection, path);
         return assign("target", path)
                 + assign("validate", validate.isEmpty() ? "" : "yes")
@@ -252,8 +265,7 @@ final class FileTransfer {
                 + assign("owner", attributes.owner().orElse(""))
                 + assign("group", attributes.group().orElse(""))
                 + assign("size", Long.toString(size))
-                + assign("sha256", sha256)
-                + PUT_SCRIPT.replace("%RECEIVE%", receive);
+                + assign("sha256", sha256);
     }
 
     /**

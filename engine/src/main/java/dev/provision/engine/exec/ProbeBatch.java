@@ -45,8 +45,8 @@ final class ProbeBatch {
      */
     static List<ExecResult> runLines(Connection connection, List<String> lines) {
         String boundary = boundary();
-        StringBuilder script = new StringBuilder();
-        lines.forEach(line -> append(script, line, false, boundary));
+        StringBuilder script = head(boundary);
+        lines.forEach(line -> append(script, line, false));
         ExecResult r;
         try {
             r = connection.exec(ExecRequest.shell(script.toString()));
@@ -65,9 +65,9 @@ final class ProbeBatch {
      */
     static List<ExecResult> runAfter(Connection connection, ExecRequest request, List<String> lines) throws ConnectionException {
         String boundary = boundary();
-        StringBuilder script = new StringBuilder();
-        append(script, request.commandLine(), true, boundary);
-        lines.forEach(line -> append(script, line, false, boundary));
+        StringBuilder script = head(boundary);
+        append(script, request.commandLine(), true);
+        lines.forEach(line -> append(script, line, false));
         ExecResult r = connection.exec(request.withCommandLine(script.toString()));
         List<ExecResult> all = parse(r.stdout(), boundary, lines.size() + 1);
         if (!all.isEmpty()) {
@@ -82,22 +82,31 @@ final class ProbeBatch {
     }
 
     /**
+     * What every command line's framing uses, said once per batch: the boundary ({@code pv_b}) and
+     * the function that frames an answer ({@code pv_f}). Said once, not per line: a batch of the
+     * reads ahead holds a dozen lines, and what the shell is sent is encrypted and quoted on the
+     * controller, per host.
+     */
+    private static StringBuilder head(String boundary) {
+        return new StringBuilder("pv_b=").append(boundary).append('\n')
+                .append("pv_f() { case $pv_e in *\"$pv_b\"*) pv_r=${pv_e##*\"$pv_b\"}; pv_e=${pv_e%\"$pv_b\"*};; esac; ")
+                .append("printf '\\n%s %s\\n%s%s\\n' \"$pv_b\" \"$pv_r\" \"$pv_e\" \"$pv_b\"; }\n");
+    }
+
+    /**
      * One command line, in a subshell of its own: the command substitution that keeps its error
      * output (one fork, no program, no temp file); its output goes out as it comes. The status
      * follows the error output behind the boundary; a read that calls {@code exit} ends the
      * substitution before that, and its status is the substitution's (its error output then loses
      * its trailing newlines; a write runs in a subshell of its own, so never). The line stands on
-     * lines of its own: it may end in a comment or a here-document. The batch's variables have names
-     * no command line of the engine uses.
+     * lines of its own: it may end in a comment or a here-document. The batch's variables and
+     * function have names no command line of the engine uses.
      */
-    private static void append(StringBuilder script, String line, boolean withInput, String boundary) {
+    private static void append(StringBuilder script, String line, boolean withInput) {
         // a write keeps its error output exact, exit or not: its own subshell inside the substitution
         script.append("{ pv_e=$( ").append(withInput ? "(" : "{").append("\n").append(line).append("\n")
                 .append(withInput ? ") " : "} </dev/null ")
-                .append("2>&1 1>&3 3>&-; printf '%s%s' ").append(boundary).append(" \"$?\" ); pv_r=$?; } 3>&1\n")
-                .append("case $pv_e in *").append(boundary).append("*) pv_r=${pv_e##*").append(boundary)
-                .append("}; pv_e=${pv_e%").append(boundary).append("*};; esac\n")
-                .append("printf '\\n%s %s\\n%s%s\\n' ").append(boundary).append(" \"$pv_r\" \"$pv_e\" ").append(boundary).append('\n');
+                .append("2>&1 1>&3 3>&-; printf '%s%s' \"$pv_b\" \"$?\" ); pv_r=$?; } 3>&1; pv_f\n");
     }
 
     /** Per command: its output, then "\n" + boundary + " " + status, its error output, boundary. */

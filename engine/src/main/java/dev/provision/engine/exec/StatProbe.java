@@ -45,16 +45,16 @@ final class StatProbe {
 
     /** The script for {@code path}; with {@code digest}, a file of at least {@code digestFrom} bytes sends its SHA-256 instead. */
     static String script(String path, boolean digest, long digestFrom) {
-        String p = ShellWords.quote(path);
-        String send = "printf 'CONTENT\\n'; cat -- " + p + " || true;";
+        // the path once, as $p: the script is quoted, encrypted and sent per host, and a long path repeated was most of it
+        String send = "printf 'CONTENT\\n'; cat -- \"$p\" || true;";
         if (digest) {
-            send = "if [ \"${l##*|}\" -ge " + digestFrom + " ] && d=$(sha256sum -- " + p
+            send = "if [ \"${l##*|}\" -ge " + digestFrom + " ] && d=$(sha256sum -- \"$p\""
                     + " 2>/dev/null); then printf 'DIGEST %." + DIGEST_LENGTH + "s\\n' \"$d\"; else " + send + " fi;";
         }
-        return "if [ -e " + p + " ] || [ -L " + p + " ]; then l=$(" + STAT + " -- " + p
-                + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L " + p + " ]; then readlink -- " + p + " || true;"
+        return "p=" + ShellWords.quote(path) + "; if [ -e \"$p\" ] || [ -L \"$p\" ]; then l=$(" + STAT + " -- \"$p\""
+                + ") || exit 1; printf '%s\\n' \"$l\"; if [ -L \"$p\" ]; then readlink -- \"$p\" || true;"
                 + " elif [ \"${l%%|*}\" = 'regular file' ] && [ \"${l##*|}\" -le " + CONTENT_WITH_STAT_MAX
-                + " ] && [ -r " + p + " ]; then " + send + " fi; else " + parentStat(path) + " exit 3; fi";
+                + " ] && [ -r \"$p\" ]; then " + send + " fi; else " + parentStat(path) + " exit 3; fi";
     }
 
     /**
@@ -67,9 +67,8 @@ final class StatProbe {
         if (parent.isEmpty()) {
             return "";
         }
-        String q = ShellWords.quote(parent.get());
-        return "if [ -e " + q + " ] || [ -L " + q + " ]; then l=$(" + STAT + " -- " + q
-                + ") && printf '" + PARENT + "%s\n' \"$l\" && { [ ! -L " + q + " ] || readlink -- " + q + " || true; };"
+        return "q=" + ShellWords.quote(parent.get()) + "; if [ -e \"$q\" ] || [ -L \"$q\" ]; then l=$(" + STAT + " -- \"$q\""
+                + ") && printf '" + PARENT + "%s\n' \"$l\" && { [ ! -L \"$q\" ] || readlink -- \"$q\" || true; };"
                 + " else echo '" + NO_PARENT + "'; fi;";
     }
 

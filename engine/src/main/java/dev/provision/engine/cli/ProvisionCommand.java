@@ -75,6 +75,8 @@ import picocli.CommandLine.Spec;
 public final class ProvisionCommand implements Callable<Integer> {
     /** A run this large shows a live progress line on a terminal; smaller ones finish too fast to need it. */
     static final int PROGRESS_MIN_HOSTS = 10;
+    /** At most this many hosts are named in a sentence of the end hints (the command still names all). */
+    static final int NAMED_IN_BRIEF = 5;
     /** What a printed hint shows instead of an inline {@code -e} value (see {@link #argsForHint}). */
     static final String HIDDEN_VARS = "<your -e values>";
 
@@ -619,9 +621,8 @@ public final class ProvisionCommand implements Callable<Integer> {
         if (hosts.isEmpty()) {
             return;
         }
-        String names = String.join(", ", hosts);
         out.println();
-        out.println("The host key of " + names + " changed (old and new fingerprints above). Only if "
+        out.println("The host key of " + namesInBrief(hosts) + " changed (old and new fingerprints above). Only if "
                 + (hosts.size() == 1 ? "it was" : "they were") + " rebuilt, accept the new key and converge "
                 + (hosts.size() == 1 ? "it" : "them") + " with:");
         // The whole run again, not --limit: the other nodes must learn the new key (ssh_known_hosts).
@@ -631,6 +632,15 @@ public final class ProvisionCommand implements Callable<Integer> {
         words.add(String.join(",", hosts));
         out.println("    " + ShellWords.join(words));
         out.flush();
+    }
+
+    /** Hosts named in a sentence: all of a few; of many (a rack reinstalled), the first and how many more. */
+    static String namesInBrief(List<String> hosts) {
+        if (hosts.size() <= NAMED_IN_BRIEF) {
+            return String.join(", ", hosts);
+        }
+        return hosts.size() + " hosts (" + String.join(", ", hosts.subList(0, NAMED_IN_BRIEF - 1)) + " and "
+                + (hosts.size() - NAMED_IN_BRIEF + 1) + " more, all named in the command below)";
     }
 
     /** The same command line with {@code --limit} replaced by the hosts to retry, and {@code extra} options before it. */

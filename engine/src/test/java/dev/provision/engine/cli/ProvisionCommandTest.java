@@ -37,6 +37,16 @@ class ProvisionCommandTest {
     }
 
     @Test
+    void theChangedKeyHintNamesAFewHostsAndCountsMany() {
+        assertEquals("node01, node02", ProvisionCommand.namesInBrief(List.of("node01", "node02")));
+        List<String> five = List.of("n1", "n2", "n3", "n4", "n5");
+        assertEquals("n1, n2, n3, n4, n5", ProvisionCommand.namesInBrief(five));
+        List<String> rack = java.util.stream.IntStream.rangeClosed(1, 1000).mapToObj(i -> "node" + i).toList();
+        assertEquals("1000 hosts (node1, node2, node3, node4 and 996 more, all named in the command below)",
+                ProvisionCommand.namesInBrief(rack));
+    }
+
+    @Test
     void extraVarsFileIsOursNotAPicocliArgumentFile() throws Exception {
         Path vars = Files.writeString(tmp.resolve("vars.yml"), "answer: 42\n");
         int code = run(playbook().toString(), "-e", "@" + vars);

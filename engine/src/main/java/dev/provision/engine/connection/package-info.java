@@ -6,6 +6,9 @@
  * ({@link dev.provision.engine.connection.KnownHostsStore}) and
  * {@link dev.provision.engine.connection.SshConnectionFactory}, which opens the right one from a
  * host's variables. Files are written and read by one shell script for every connection
- * ({@code FileTransfer}): one round trip each, atomic rename.
+ * ({@code FileTransfer}): one round trip each, atomic rename. Of sshj, one class is the engine's
+ * own: its transport's reader thread ({@code net.schmizz.sshj.transport.Reader}, 16 KB of buffer
+ * per connection instead of 256 KB), and its sockets are the engine's ({@code SshSockets}: read
+ * through a buffer, reached directly).
  */
 package dev.provision.engine.connection;

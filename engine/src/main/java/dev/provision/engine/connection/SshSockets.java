@@ -34,12 +34,12 @@ final class SshSockets extends SocketFactory {
 
     @Override
     public Socket createSocket(String host, int port) throws IOException {
-        return connected(new InetSocketAddress(host, port));
+        return createSocket(InetAddress.getByName(host), port);
     }
 
     @Override
     public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
-        return connected(new InetSocketAddress(host, port), new InetSocketAddress(localHost, localPort));
+        return createSocket(InetAddress.getByName(host), port, localHost, localPort);
     }
 
     @Override

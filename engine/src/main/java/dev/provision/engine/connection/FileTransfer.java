@@ -79,6 +79,10 @@ final class FileTransfer {
             mv -f -T -- "$tmp" "$target" || fail
             """;
 
+    /** {@link #PUT_SCRIPT} around its {@code %RECEIVE%}, split once: a converge joins them per write and host. */
+    private static final String PUT_HEAD = PUT_SCRIPT.substring(0, PUT_SCRIPT.indexOf("%RECEIVE%"));
+    private static final String PUT_TAIL = PUT_SCRIPT.substring(PUT_SCRIPT.indexOf("%RECEIVE%") + "%RECEIVE%".length());
+
     // A missing file reads as empty; a file hidden behind a directory we may not search is an error,
     // not "missing" (test -e cannot tell the two apart, so look for the unsearchable ancestor).
     private static final String READ_SCRIPT = """
@@ -176,7 +180,7 @@ final class FileTransfer {
                 case Command.PutFile file -> {
                     // the write script once, as a function, for the several writes of a loop's items
                     if (!putDefined) {
-                        script.append("pv_put() {\n").append(PUT_SCRIPT.replace("%RECEIVE%", RECEIVE_COUNTED)).append("}\n");
+                        script.append("pv_put() {\n").append(PUT_HEAD).append(RECEIVE_COUNTED).append(PUT_TAIL).append("}\n");
                         putDefined = true;
                     }
                     byte[] content = file.content();
@@ -247,7 +251,7 @@ final class FileTransfer {
     private static String script(Connection connection, String path, Command.Attributes attributes,
                                  java.util.List<String> validate, boolean backup, long size, String sha256, String receive)
             throws ConnectionException {
-        return settings(connection, path, attributes, validate, backup, size, sha256) + PUT_SCRIPT.replace("%RECEIVE%", receive);
+        return settings(connection, path, attributes, validate, backup, size, sha256) + PUT_HEAD + receive + PUT_TAIL;
     }
 
     /** What {@link #PUT_SCRIPT} is to write: its variables, and its {@code run_validator}. */
